@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from accounts.models import ROLE_RANK, Role
+
+
+@dataclass(frozen=True)
+class AgentPrincipal:
+    """Who is calling: derived from the API key and from nothing else."""
+
+    tenant_id: uuid.UUID
+    tenant_slug: str
+    region: str
+    agent_id: uuid.UUID
+    agent_name: str
+    role: Role
+    key_id: uuid.UUID
+
+    # DRF and Django treat ``request.user`` as a user object.
+    is_authenticated = True
+    is_anonymous = False
+
+    def has_role(self, minimum: Role) -> bool:
+        return ROLE_RANK[self.role] >= ROLE_RANK[minimum]

@@ -1,0 +1,111 @@
+"""The tenant context: how every query learns whose rows it may see.
+
+PostgreSQL row-level security does the isolation (``accounts.rls``); this
+module only tells the database who is asking, with ``SET LOCAL`` (through
+``set_config(..., is_local => true)``) so the setting dies with the
+transaction and a pooled connection never carries it into the next request.
+
+Three ways in, and no others:
+
+* ``activate_tenant(tenant_id)`` — for the rest of the *current*
+  transaction. The API's authentication calls it inside the request's
+  transaction (``ATOMIC_REQUESTS``).
+* ``tenant_context(tenant_id)`` — a transaction (or savepoint) scoped to one
+  tenant; tasks, commands and non-atomic views use it. The previous value is
+  restored on exit.
+* ``cross_tenant(reason=…)`` — the one cross-tenant mechanism, for the
+  superuser admin, the gardener's tenant walk and operator commands. It is
+  refused while a tenant is active on the connection, so code running for an
+  agent's request cannot widen its own view by accident, and every use is
+  logged with its reason.
+
+With none of them, the policies see no tenant: no rows are visible and every
+insert is refused (fail closed).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connections, transaction
+
+log = logging.getLogger(__name__)
+
+TENANT_SETTING = "app.tenant_id"
+CROSS_TENANT_SETTING = "app.cross_tenant"
+KEY_PREFIX_SETTING = "app.auth_key_prefix"
+
+
+class TenancyError(RuntimeError):
+    pass
+
+
+def _set_local(name: str, value: str, using: str) -> None:
+    connection = connections[using]
+    if not connection.in_atomic_block:
+        raise TenancyError(f"{name} can only be set inside a transaction (SET LOCAL)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
+
+
+def _get(name: str, using: str) -> str:
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT coalesce(current_setting(%s, true), '')", [name])
+        row = cursor.fetchone()
+    return str(row[0]) if row else ""
+
+
+def current_tenant_id(using: str = "default") -> uuid.UUID | None:
+    value = _get(TENANT_SETTING, using)
+    return uuid.UUID(value) if value else None
+
+
+def activate_tenant(tenant_id: uuid.UUID | str, *, using: str = "default") -> None:
+    """Scope the rest of the current transaction to ``tenant_id``.
+
+    Precondition: inside ``transaction.atomic`` (raises otherwise).
+    """
+    _set_local(TENANT_SETTING, str(uuid.UUID(str(tenant_id))), using)
+
+
+@contextmanager
+def tenant_context(tenant_id: uuid.UUID | str, *, using: str = "default") -> Iterator[None]:
+    """Run the block in a transaction scoped to one tenant."""
+    with transaction.atomic(using=using):
+        previous = _get(TENANT_SETTING, using)
+        activate_tenant(tenant_id, using=using)
+        yield
+        # A savepoint's release keeps SET LOCAL until the outer transaction
+        # ends; put the outer scope back explicitly.
+        _set_local(TENANT_SETTING, previous, using)
+
+
+@contextmanager
+def cross_tenant(*, reason: str, using: str = "default") -> Iterator[None]:
+    """Run the block in a transaction that sees every tenant's rows.
+
+    Refused inside a tenant-scoped transaction. ``reason`` is logged.
+    """
+    with transaction.atomic(using=using):
+        if _get(TENANT_SETTING, using):
+            raise TenancyError("cross_tenant() is refused inside a tenant-scoped transaction")
+        previous = _get(CROSS_TENANT_SETTING, using)
+        log.info("cross-tenant access: %s", reason)
+        _set_local(CROSS_TENANT_SETTING, "on", using)
+        yield
+        _set_local(CROSS_TENANT_SETTING, previous, using)
+
+
+@contextmanager
+def key_lookup(prefix: str, *, using: str = "default") -> Iterator[None]:
+    """Make the one API key row with ``prefix`` readable, and nothing else:
+    authentication must find a key before it knows the tenant."""
+    with transaction.atomic(using=using):
+        _set_local(KEY_PREFIX_SETTING, prefix, using)
+        try:
+            yield
+        finally:
+            _set_local(KEY_PREFIX_SETTING, "", using)

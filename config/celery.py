@@ -1,0 +1,26 @@
+"""The Celery app. Tasks live in each app's ``tasks.py``; they are thin
+wrappers that take ids and call a service (STYLE.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery import Celery
+from celery.signals import beat_init, worker_init
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("tributary")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@worker_init.connect
+@beat_init.connect
+def _start_embedded_redis(**_: Any) -> None:
+    # A worker or beat started on its own (not by `up`) on the embedded
+    # defaults must find a broker to talk to.
+    from config.embedded import ensure_redis
+
+    ensure_redis()

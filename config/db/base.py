@@ -1,0 +1,25 @@
+"""PostgreSQL backend that finds (and if need be starts) the embedded server.
+
+Django's own backend, with one difference: when the configuration uses the
+embedded PostgreSQL, the socket directory is read from the running server at
+connect time, starting it first if nothing runs. Commands that never touch
+the database (``doctor``, ``help``) therefore start nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.backends.postgresql import base
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        if self.settings_dict.get("TRIBUTARY_EMBEDDED"):
+            from config.embedded import ensure_postgres
+
+            server = ensure_postgres()
+            params["host"] = str(server.socket_dir())
+            params["port"] = server.port()
+        return params

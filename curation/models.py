@@ -1,0 +1,1 @@
+"""Policies, disputes, the gardener and the forgetting journal (the curation issue)."""

@@ -1,0 +1,1 @@
+"""Lessons, learn requests, embeddings, the judge, recall (the learn/recall issue)."""

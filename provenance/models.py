@@ -1,0 +1,1 @@
+"""Observations, beliefs, decisions and their edges (the provenance issue)."""

@@ -1,0 +1,190 @@
+"""Tenant isolation is held by PostgreSQL row-level security."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.db.utils import ProgrammingError
+
+from accounts.models import Agent, ApiKey, Role, Tenant
+from accounts.rls import rls_audit
+from accounts.tenancy import (
+    TenancyError,
+    activate_tenant,
+    cross_tenant,
+    current_tenant_id,
+    tenant_context,
+)
+from tests.conftest import make_caller
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_catalog_audit_passes_for_the_app_role():
+    with connection.cursor() as cursor:
+        assert rls_audit(cursor) == []
+        cursor.execute(
+            "SELECT count(*) FROM pg_class WHERE relname IN "
+            "('accounts_tenant', 'accounts_agent', 'accounts_apikey') "
+            "AND relrowsecurity AND relforcerowsecurity"
+        )
+        assert cursor.fetchone()[0] == 3
+
+
+def test_catalog_audit_fails_when_a_table_is_not_forced():
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE accounts_agent NO FORCE ROW LEVEL SECURITY")
+        problems = rls_audit(cursor)
+        transaction.set_rollback(True)
+    assert problems == ["accounts_agent: row level security is not forced"]
+    with connection.cursor() as cursor:
+        assert rls_audit(cursor) == []  # rolled back
+
+
+def test_catalog_audit_fails_when_a_tenant_table_has_no_rls():
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE leaky (id int, tenant_id uuid)")
+        problems = rls_audit(cursor)
+        transaction.set_rollback(True)
+    assert "leaky: row level security is not enabled" in problems
+    assert "leaky: has no policy" in problems
+
+
+def test_catalog_audit_fails_for_a_superuser_or_bypassrls_role(superuser_sql):
+    with superuser_sql.cursor() as cursor:
+        problems = rls_audit(cursor)
+    assert "role postgres is a superuser: row level security does not apply" in problems
+
+    app_role = connection.settings_dict["USER"]
+    superuser_sql.execute(f'ALTER ROLE "{app_role}" BYPASSRLS')
+    try:
+        connection.close()  # role attributes are read per session
+        with connection.cursor() as cursor:
+            problems = rls_audit(cursor)
+    finally:
+        superuser_sql.execute(f'ALTER ROLE "{app_role}" NOBYPASSRLS')
+        connection.close()
+    assert problems == [f"role {app_role} has BYPASSRLS: row level security does not apply"]
+
+
+def test_app_role_is_not_superuser_and_cannot_bypass_rls():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        )
+        assert cursor.fetchone() == (False, False)
+
+
+def test_without_a_tenant_no_rows_are_visible_and_inserts_are_refused(superuser_sql):
+    caller = make_caller("acme", "alice")
+    # The rows exist: the superuser sees them.
+    assert superuser_sql.execute("SELECT count(*) FROM accounts_agent").fetchone()[0] == 1
+    with connection.cursor() as cursor:
+        for table in ("accounts_tenant", "accounts_agent", "accounts_apikey"):
+            cursor.execute(f"SELECT count(*) FROM {table}")  # noqa: S608
+            assert cursor.fetchone()[0] == 0, table
+    with pytest.raises(ProgrammingError, match="row-level security"), connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO accounts_agent (id, tenant_id, name, role, created_at) "
+            "VALUES (%s, %s, 'mallory', 'writer', now())",
+            [uuid.uuid4(), caller.agent.tenant_id],
+        )
+
+
+def test_a_tenant_sees_only_its_own_rows():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_context(a.agent.tenant_id):
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+        assert list(Tenant.objects.values_list("slug", flat=True)) == ["tenant-a"]
+        assert ApiKey.objects.count() == 1
+        assert not Agent.objects.filter(id=b.agent.id).exists()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM accounts_agent WHERE id = %s", [b.agent.id])
+            assert cursor.fetchone()[0] == 0
+    with tenant_context(b.agent.tenant_id):
+        assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+
+
+def test_a_tenant_cannot_write_into_another_tenant():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with pytest.raises(ProgrammingError, match="row-level security"), tenant_context(
+        a.agent.tenant_id
+    ):
+        Agent.objects.create(tenant_id=b.agent.tenant_id, name="sneaky", role=Role.CURATOR)
+    with tenant_context(a.agent.tenant_id):
+        # An update aimed at B's row matches nothing.
+        assert Agent.objects.filter(id=b.agent.id).update(role=Role.READER) == 0
+    with cross_tenant(reason="test check"):
+        assert Agent.objects.get(id=b.agent.id).role == Role.WRITER
+
+
+def test_a_key_must_belong_to_its_agents_tenant():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with pytest.raises(IntegrityError, match="apikey_agent_same_tenant"), cross_tenant(
+        reason="test"
+    ):
+        ApiKey.objects.create(
+            tenant_id=b.agent.tenant_id, agent=a.agent, prefix="0" * 12, secret_hash="0" * 64
+        )
+
+
+def test_tenant_context_restores_the_outer_scope():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_context(a.agent.tenant_id):
+        with tenant_context(b.agent.tenant_id):
+            assert current_tenant_id() == b.agent.tenant_id
+        assert current_tenant_id() == a.agent.tenant_id
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+    with transaction.atomic():
+        assert current_tenant_id() is None
+
+
+def test_the_tenant_setting_does_not_outlive_its_transaction():
+    a = make_caller("tenant-a", "alice")
+    with transaction.atomic():
+        activate_tenant(a.agent.tenant_id)
+        assert Agent.objects.count() == 1
+    # Same pooled connection, next transaction: nothing is carried over.
+    assert current_tenant_id() is None
+    assert Agent.objects.count() == 0
+
+
+def test_activate_tenant_outside_a_transaction_is_refused():
+    with pytest.raises(TenancyError):
+        activate_tenant(uuid.uuid4())
+
+
+def test_cross_tenant_is_refused_inside_a_tenant_scope():
+    a = make_caller("tenant-a", "alice")
+    with tenant_context(a.agent.tenant_id), pytest.raises(TenancyError):
+        with cross_tenant(reason="should not happen"):
+            pass
+
+
+def test_cross_tenant_sees_every_tenant_and_ends_with_its_block():
+    make_caller("tenant-a", "alice")
+    make_caller("tenant-b", "bob")
+    with cross_tenant(reason="test"):
+        assert Agent.objects.count() == 2
+    assert Agent.objects.count() == 0
+
+
+def test_a_forged_setting_from_a_plain_connection_sees_nothing_without_a_tenant(superuser_sql):
+    """The key-lookup policy shows one key row by its exact prefix, nothing
+    else: not agents, not other keys."""
+    a = make_caller("tenant-a", "alice")
+    make_caller("tenant-b", "bob")
+    prefix = a.key.split("_")[1]
+    dsn = superuser_sql.info.dsn.replace("user=postgres", f"user={connection.settings_dict['USER']}")
+    with psycopg.connect(dsn) as conn:
+        conn.execute("SELECT set_config('app.auth_key_prefix', %s, true)", [prefix])
+        assert conn.execute("SELECT count(*) FROM accounts_apikey").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM accounts_agent").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM accounts_tenant").fetchone()[0] == 0
