@@ -44,12 +44,26 @@ class ApiKeyAdmin(admin.ModelAdmin):
     """Keys are read-only: issued through ``add`` (the secret is shown once),
     revoked through the action, never edited."""
 
-    list_display = ["__str__", "agent", "tenant", "label", "created_at", "last_used_at", "revoked_at"]
+    list_display = [
+        "__str__",
+        "agent",
+        "tenant",
+        "label",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
     list_filter = ["tenant", ("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["prefix", "label", "agent__name"]
     list_select_related = ["agent", "tenant"]
     readonly_fields = [
-        "prefix", "tenant", "agent", "label", "created_at", "last_used_at", "revoked_at"
+        "prefix",
+        "tenant",
+        "agent",
+        "label",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
     ]
     exclude = ["secret_hash"]
     actions = ["revoke"]
@@ -77,7 +91,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
             "form": form,
         }
         if request.method == "POST" and form.is_valid():
-            issued = api_key_issue(agent=form.cleaned_data["agent"], label=form.cleaned_data["label"])
+            issued = api_key_issue(
+                agent=form.cleaned_data["agent"], label=form.cleaned_data["label"]
+            )
             context.update({"title": "API key issued", "issued": issued})
             response = TemplateResponse(request, "admin/accounts/apikey/issued.html", context)
             response["Cache-Control"] = "no-store"

@@ -29,9 +29,7 @@ class Tenant(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     slug = models.SlugField(max_length=63, unique=True)
     name = models.CharField(max_length=200)
-    region = models.CharField(
-        max_length=63, default="default", help_text="Data residency label."
-    )
+    region = models.CharField(max_length=63, default="default", help_text="Data residency label.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -87,7 +85,7 @@ class ApiKey(models.Model):
         verbose_name = "API key"
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(secret_hash__regex=r"^[0-9a-f]{64}$"),
+                condition=models.Q(secret_hash__regex=r"^[0-9a-f]{64}$"),  # noqa: S106
                 name="apikey_hash_is_sha256_hex",
             ),
         ]

@@ -24,7 +24,9 @@ class _HasRole(BasePermission):
         if not isinstance(principal, AgentPrincipal):
             return False  # DRF turns this into 401 when no key was given
         if not principal.has_role(self.minimum):
-            self.message = f"This needs the {self.minimum} role; this key's agent is a {principal.role}."
+            self.message = (
+                f"This needs the {self.minimum} role; this key's agent is a {principal.role}."
+            )
             return False
         return True
 

@@ -119,9 +119,11 @@ def api_key_authenticate(raw: str) -> AgentPrincipal | None:
         return None
     prefix, secret = match.groups()
     with key_lookup(prefix):
-        key = ApiKey.objects.filter(prefix=prefix).only(
-            "id", "tenant_id", "agent_id", "secret_hash", "revoked_at", "last_used_at"
-        ).first()
+        key = (
+            ApiKey.objects.filter(prefix=prefix)
+            .only("id", "tenant_id", "agent_id", "secret_hash", "revoked_at", "last_used_at")
+            .first()
+        )
     stored = key.secret_hash if key is not None else _DUMMY_HASH
     matches = hmac.compare_digest(hash_secret(secret), stored)
     if key is None or not matches or key.revoked_at is not None:
@@ -143,4 +145,3 @@ def api_key_authenticate(raw: str) -> AgentPrincipal | None:
         role=Role(agent.role),
         key_id=key.id,
     )
-

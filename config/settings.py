@@ -187,7 +187,13 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = TRIBUTARY_DATA_DIR / "static"
+_static_root = env_str(
+    "TRIBUTARY_STATIC_ROOT",
+    None,
+    "Where `collectstatic` puts static files for a separate web server. Unset: the web "
+    "process serves them straight from the apps (WhiteNoise).",
+)
+STATIC_ROOT = Path(_static_root) if _static_root else None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve straight from the apps' static folders: `up` needs no collectstatic.
 WHITENOISE_USE_FINDERS = True

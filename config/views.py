@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
@@ -49,8 +48,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
     """Readiness: PostgreSQL and Redis both answer."""
     checks = {"postgres": _check(_postgres), "redis": _check(_redis)}
     ready = all(check["ok"] for check in checks.values())
-    return JsonResponse({"status": "ok" if ready else "unavailable", "checks": checks},
-                        status=200 if ready else 503)
+    return JsonResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -63,6 +63,3 @@ def internal_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         return error_response(500, "internal_error", "Internal server error.")
     return server_error(request)
-
-
-

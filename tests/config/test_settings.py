@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.dburl import parse_database_url
+from config.env import REGISTRY, env_bool, env_int, env_list
+
+
+def test_typed_helpers_read_validate_and_register(monkeypatch):
+    monkeypatch.setenv("T_INT", "42")
+    monkeypatch.setenv("T_BOOL", "Yes")
+    monkeypatch.setenv("T_LIST", "a, b,,c")
+    assert env_int("T_INT", 1, "an int", minimum=0) == 42
+    assert env_bool("T_BOOL", False, "a bool") is True
+    assert env_list("T_LIST", [], "a list") == ["a", "b", "c"]
+    assert REGISTRY["T_INT"].default == "1"
+    assert env_int("T_UNSET", 7, "unset") == 7
+
+
+@pytest.mark.parametrize(
+    ("helper", "value", "message"),
+    [
+        (lambda: env_int("T_BAD", 1, "x"), "1.5", "T_BAD must be an integer"),
+        (lambda: env_int("T_BAD", 1, "x", maximum=10), "11", "T_BAD must be <= 10"),
+        (lambda: env_bool("T_BAD", False, "x"), "maybe", "T_BAD must be one of"),
+    ],
+)
+def test_malformed_values_name_the_variable(monkeypatch, helper, value, message):
+    monkeypatch.setenv("T_BAD", value)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        helper()
+
+
+def test_database_url_parsing():
+    parsed = parse_database_url("postgresql://app:p%40ss@db:5433/tribe?sslmode=require")
+    assert parsed["USER"] == "app" and parsed["PASSWORD"] == "p@ss"
+    assert (parsed["HOST"], parsed["PORT"], parsed["NAME"]) == ("db", "5433", "tribe")
+    assert parsed["OPTIONS"] == {"sslmode": "require"}
+    socket = parse_database_url("postgres://app@/tribe?host=/run/postgresql")
+    assert socket["HOST"] == "/run/postgresql"
+    with pytest.raises(ImproperlyConfigured, match="postgres://"):
+        parse_database_url("mysql://x@y/z")
+    with pytest.raises(ImproperlyConfigured, match="name a database"):
+        parse_database_url("postgres://x@y/")
