@@ -169,6 +169,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 TRIBUTARY_WORKER_CONCURRENCY = env_int(
     "TRIBUTARY_WORKER_CONCURRENCY", 2, "Celery worker processes started by `up`.", minimum=1
 )
+TRIBUTARY_WEB_WORKERS = env_int(
+    "TRIBUTARY_WEB_WORKERS",
+    2,
+    "uvicorn worker processes started by `up` (Django runs sync views one at a time per "
+    "process under ASGI).",
+    minimum=1,
+)
 TRIBUTARY_HOST = env_str("TRIBUTARY_HOST", "127.0.0.1", "Address `up` binds the web process to.")
 TRIBUTARY_PORT = env_int(
     "TRIBUTARY_PORT", 8000, "Port `up` serves on (overridden by --port).", minimum=1, maximum=65535

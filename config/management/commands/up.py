@@ -127,47 +127,22 @@ class Command(BaseCommand):
     def _spawn_children(self, options: dict[str, Any], data_dir: Path) -> None:
         python = sys.executable
         env = {**os.environ, "TRIBUTARY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
-        commands = {
-            "web": [
-                python,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                options["host"],
-                "--port",
-                str(options["port"]),
-                "--lifespan",
-                "off",
-            ],
-        }
+        web = f"-m uvicorn config.asgi:application --lifespan off --port {options['port']}"
+        web += f" --workers {settings.TRIBUTARY_WEB_WORKERS}"
+        commands = {"web": [python, *web.split(), "--host", options["host"]]}
         if not options["no_worker"]:
-            commands["worker"] = [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                str(settings.TRIBUTARY_WORKER_CONCURRENCY),
-                "--hostname",
-                f"worker-{os.getpid()}@%h",
-            ]
+            worker = (
+                f"-m celery -A config worker --loglevel INFO --hostname worker-{os.getpid()}@%h"
+            )
+            worker += f" --concurrency {settings.TRIBUTARY_WORKER_CONCURRENCY}"
+            commands["worker"] = [python, *worker.split()]
         if not options["no_beat"]:
+            beat = "-m celery -A config beat --loglevel INFO"
             commands["beat"] = [
                 python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "beat",
-                "--loglevel",
-                "INFO",
+                *beat.split(),
                 "--schedule",
-                str(data_dir / "celerybeat-schedule"),
+                str(data_dir / "beat-schedule"),
             ]
         for name, argv in commands.items():
             # Own session: a terminal's Ctrl-C reaches `up` only, which then
