@@ -1,0 +1,536 @@
+"""Facts: the checkable values a lesson states, normalised for comparison.
+
+A :class:`Fact` is one value in one *dimension* (a duration, a port, a time
+of day...), optionally tied to a *key* (the version of *which* tool, the
+count of *what*, the value of *which* setting). Values are normalised so
+that "30 seconds", "30000 ms" and "half a minute" are the same duration,
+"02:00 UTC", "2am UTC" and "03:00 CET" the same time, "1 GiB" and
+"1024 MiB" the same size.
+
+:func:`extract_facts` reads a token list and also reports which tokens it
+used, so that those tokens are not compared a second time as plain words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from memory.judge import lexicon as lx
+from memory.judge.text import Kind, Role, Token, is_verb, stem
+
+# Dimensions a fact can have.
+DURATION = "duration"
+INTERVAL = "interval"
+SIZE = "size"
+PERCENT = "percent"
+RATE = "rate"
+PORT = "port"
+STATUS = "status"
+VERSION = "version"
+TIME = "time"
+WEEKDAY = "weekday"
+COUNT = "count"
+SETTING = "setting"
+LOCATION = "location"
+
+# Dimensions that only qualify a statement ("nightly", "on Mondays"): a lesson
+# that adds one of them still restates a lesson that lacks it.
+SOFT_DIMENSIONS: frozenset[str] = frozenset({INTERVAL, WEEKDAY})
+
+_WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One normalised value.
+
+    ``value`` holds numbers whose meaning depends on ``dim``: seconds for
+    durations and intervals, ``(SI bytes, binary bytes)`` for sizes, events
+    per second for rates, minutes after local midnight for times (``tz`` is
+    the UTC offset in minutes when the lesson named a zone), version parts,
+    weekday indexes (Monday is 0). ``label`` holds text values (settings,
+    locations). ``text`` is how the lesson wrote it, for rationales.
+    """
+
+    dim: str
+    key: str
+    value: tuple[float, ...]
+    text: str
+    tz: int | None = None
+    label: str = ""
+    pos: int = -1  # index of the fact's first token
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+
+
+def _version_equal(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Equal after padding with zeros; "3" is compatible with "3.11" (a prefix)."""
+    n = max(len(a), len(b))
+    pa = a + (0.0,) * (n - len(a))
+    pb = b + (0.0,) * (n - len(b))
+    if pa == pb:
+        return True
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return len(short) < len(long_) and long_[: len(short)] == short
+
+
+def same_value(a: Fact, b: Fact) -> bool:
+    """Whether two facts of the same dimension state the same value."""
+    if a.dim != b.dim:
+        return False
+    if a.dim == SIZE:
+        return _close(a.value[0], b.value[0]) or _close(a.value[1], b.value[1])
+    if a.dim == TIME:
+        if a.tz is not None and b.tz is not None:
+            return (a.value[0] - a.tz) % 1440 == (b.value[0] - b.tz) % 1440
+        return a.value[0] == b.value[0]
+    if a.dim == VERSION:
+        return _version_equal(a.value, b.value)
+    if a.dim in (SETTING, LOCATION):
+        return a.label == b.label
+    if a.dim == WEEKDAY:
+        return a.value == b.value
+    return len(a.value) == len(b.value) and all(
+        _close(x, y) for x, y in zip(a.value, b.value, strict=True)
+    )
+
+
+def _key_parts(key: str) -> set[str]:
+    return {stem(p) for p in re.split(r"[_.\-]+", key.lower().lstrip("-")) if p}
+
+
+def keys_match(a: str, b: str) -> bool:
+    """Whether two fact keys name the same thing: equal, or one is a part of the
+    other's identifier ("connection" and "max_connections")."""
+    if a == b:
+        return True
+    if not a or not b:
+        return False
+    return a in _key_parts(b) or b in _key_parts(a)
+
+
+def describe(f: Fact) -> str:
+    """A short human-readable rendering of a fact for rationales."""
+    if f.dim == PORT:
+        return f"port {int(f.value[0])}"
+    if f.dim == VERSION:
+        version = ".".join(str(int(p)) for p in f.value)
+        return f"{f.key} {version}".strip()
+    if f.dim == WEEKDAY:
+        return "/".join(_WEEKDAY_NAMES[int(d)] for d in f.value)
+    if f.dim == SETTING:
+        return f"{f.key}={f.label}"
+    return f.text
+
+
+# --- the scanner -------------------------------------------------------------
+
+_UNIT_WORDS = {*lx.DURATION_UNITS, *lx.SIZE_UNITS, *lx.PERCENT_WORDS, *lx.RATE_UNITS}
+_BARE_LETTER_UNITS = {"m", "s", "h", "d", "b"}
+
+
+def _low(tok: Token) -> str:
+    return tok.raw.lower()
+
+
+class _Scanner:
+    """Left-to-right scan of one token list; collects facts and used indexes."""
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        self.t = tokens
+        self.n = len(tokens)
+        self.facts: list[Fact] = []
+        self.used: set[int] = set()
+        self.lemmas = {tok.lemma for tok in tokens}
+
+    # helpers ---------------------------------------------------------------
+
+    def low(self, i: int) -> str:
+        return _low(self.t[i]) if 0 <= i < self.n else ""
+
+    def add(self, fact: Fact, *indexes: int) -> None:
+        self.facts.append(replace(fact, pos=min(indexes)) if indexes else fact)
+        self.used.update(indexes)
+
+    def text(self, start: int, end: int) -> str:
+        return " ".join(tok.raw for tok in self.t[start:end])
+
+    def prev_content(self, i: int, reach: int = 4) -> int | None:
+        """Index of the nearest content word before ``i`` within ``reach`` tokens."""
+        j = i - 1
+        while j >= 0 and i - j <= reach:
+            tok = self.t[j]
+            if tok.kind is Kind.PUNCT:
+                return None
+            if tok.role is Role.CONTENT and tok.kind in (Kind.WORD, Kind.ENTITY):
+                return j
+            j -= 1
+        return None
+
+    def is_interval_start(self, i: int) -> bool:
+        return self.low(i - 1) in ("every", "each")
+
+    # value kinds -------------------------------------------------------------
+
+    def time_token(self, i: int) -> None:
+        raw = self.low(i)
+        m = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?(?::\d{2})?([ap]m)?", raw)
+        if m is None:
+            return
+        hour, minute = int(m.group(1)), int(m.group(2) or 0)
+        if m.group(3) == "pm" and hour < 12:
+            hour += 12
+        if m.group(3) == "am" and hour == 12:
+            hour = 0
+        if hour > 24 or minute > 59:
+            return
+        end = i + 1
+        tz = lx.TIMEZONES.get(self.low(i + 1))
+        if tz is not None:
+            end = i + 2
+        self.add(
+            Fact(TIME, "", (float(hour * 60 + minute),), self.text(i, end), tz=tz),
+            *range(i, end),
+        )
+
+    def cron(self, i: int) -> None:
+        fields = self.t[i].raw.split()
+        if len(fields) != 5 or not all(re.fullmatch(r"[\d*/,\-A-Za-z?#L]+", f) for f in fields):
+            return
+        minute, hour, dom, month, dow = fields
+        text = self.t[i].raw
+        if minute.isdigit() and hour.isdigit():
+            self.add(Fact(TIME, "", (float(int(hour) * 60 + int(minute)),), text), i)
+            if dom == "*" and month == "*" and dow == "*":
+                self.add(Fact(INTERVAL, "", (86400.0,), text), i)
+            elif dow.isdigit() and dom == "*":
+                self.add(Fact(WEEKDAY, "", (float((int(dow) - 1) % 7),), text), i)
+        elif minute.isdigit() and hour == "*":
+            self.add(Fact(INTERVAL, "", (3600.0,), text), i)
+        elif (m := re.fullmatch(r"\*/(\d+)", minute)) and hour == "*":
+            self.add(Fact(INTERVAL, "", (int(m.group(1)) * 60.0,), text), i)
+
+    def version_anchor(self, i: int) -> str | None:
+        """The tool a version belongs to: a technology name just before it."""
+        j = i - 1
+        while j >= 0 and i - j <= 3:
+            tok = self.t[j]
+            if tok.etype == "tech":
+                return tok.lemma
+            if tok.kind is Kind.OP or _low(tok) in ("version", "v", "at", "is", "be"):
+                j -= 1
+                continue
+            return None
+        return None
+
+    def name_before(self, i: int) -> str | None:
+        """The plain name right before ``i`` ("Gradle" in "Gradle 8.5"), if any."""
+        if i == 0:
+            return None
+        tok = self.t[i - 1]
+        if (
+            tok.kind in (Kind.WORD, Kind.ENTITY)
+            and tok.role is Role.CONTENT
+            and tok.polarity is None
+            and not tok.aux
+            and not tok.verb
+            and not is_verb(tok.lemma)
+        ):
+            return tok.lemma
+        return None
+
+    def version(self, i: int, raw: str, anchor: str) -> None:
+        parts = tuple(float(p) for p in re.findall(r"\d+", raw))
+        self.add(Fact(VERSION, anchor, parts, self.t[i].raw), i)
+
+    def word_number(self, i: int) -> tuple[float, int] | None:
+        """Parse number words at ``i`` ("half a", "a quarter of an", "twenty five").
+
+        Returns the value and the index of the first token after them. "a"/"an"
+        alone count as one only when a duration or size unit follows.
+        """
+        w = self.low
+        if w(i) == "half" and w(i + 1) in ("a", "an"):
+            return 0.5, i + 2
+        if w(i) == "half":
+            return 0.5, i + 1
+        j = i + 1 if w(i) in ("a", "an", "one") else i
+        if w(j) == "quarter":
+            j += 1
+            if w(j) == "of":
+                j += 1
+            if w(j) in ("a", "an"):
+                j += 1
+            return 0.25, j
+        if w(i) in ("a", "an"):
+            if w(i + 1) in lx.DURATION_UNITS or w(i + 1) in lx.SIZE_UNITS:
+                return 1.0, i + 1
+            return None
+        total, current, j = 0.0, 0.0, i
+        while w(j) in lx.NUMBER_WORDS or (w(j) == "and" and w(j + 1) in lx.NUMBER_WORDS):
+            word = w(j)
+            if word == "and":
+                j += 1
+                continue
+            value = lx.NUMBER_WORDS[word]
+            if word in ("hundred", "thousand"):
+                current = max(current, 1.0) * value
+                if word == "thousand":
+                    total, current = total + current, 0.0
+            else:
+                current += value
+            j += 1
+        if j == i:
+            return None
+        return total + current, j
+
+    def quantity(self, start: int, value: float, j: int) -> None:
+        """A number (digits or words) spanning ``start``..``j-1``; read what follows."""
+        w = self.low
+        raw_start = self.t[start]
+        if w(j) in lx.SCALE_WORDS:
+            value *= lx.SCALE_WORDS[w(j)]
+            j += 1
+        if w(j) == "and" and w(j + 1) == "a" and w(j + 2) == "half":
+            value += 0.5
+            j += 3
+        unit = w(j)
+        is_digit = raw_start.kind is Kind.NUMBER
+        integral = float(value).is_integer()
+        # ports first: "port 5432", "localhost:5432", "listens on 6379"
+        if is_digit and integral and 0 < value < 65536 and unit not in _UNIT_WORDS:
+            p = self.prev_content(start, reach=2)
+            if raw_start.port_hint:
+                self.add(Fact(PORT, "", (value,), raw_start.raw), start)
+                return
+            if p is not None and self.t[p].lemma == "port":
+                # the word "port" is part of the fact, not content of its own
+                self.add(Fact(PORT, "", (value,), raw_start.raw), start, p)
+                return
+            if w(start - 1) in ("on", "at") and self.lemmas & lx.PORT_CONTEXT and value >= 80:
+                self.add(Fact(PORT, "", (value,), raw_start.raw), start)
+                return
+        # versions: "Python 3.11", "Node 20", "version 2.3"
+        if is_digit and unit not in _UNIT_WORDS:
+            anchor = self.version_anchor(start)
+            if anchor is not None:
+                self.version(start, raw_start.raw, anchor)
+                return
+            if "." in raw_start.raw and w(start - 1) in ("version", "v"):
+                self.version(start, raw_start.raw, "")
+                return
+            # "Gradle 8.5": a dotted number right after a name is that name's version
+            name = self.name_before(start)
+            if "." in raw_start.raw and name is not None:
+                self.version(start, raw_start.raw, name)
+                return
+        if unit in lx.DURATION_UNITS and (unit not in _BARE_LETTER_UNITS or is_digit):
+            seconds = value * lx.DURATION_UNITS[unit]
+            j += 1
+            if w(j) == "and" and w(j + 1) == "a" and w(j + 2) == "half":
+                seconds += 0.5 * lx.DURATION_UNITS[unit]
+                j += 3
+            # "1 hour 30 minutes", "1h30m"
+            while (
+                j + 1 < self.n and self.t[j].kind is Kind.NUMBER and w(j + 1) in lx.DURATION_UNITS
+            ):
+                seconds += (self.t[j].value or 0.0) * lx.DURATION_UNITS[w(j + 1)]
+                j += 2
+            dim = INTERVAL if self.is_interval_start(start) else DURATION
+            self.add(Fact(dim, "", (seconds,), self.text(start, j)), *range(start, j))
+            if dim == INTERVAL:
+                self.used.add(start - 1)
+            return
+        if unit in lx.SIZE_UNITS:
+            si, binary = lx.SIZE_UNITS[unit]
+            self.add(
+                Fact(SIZE, "", (value * si, value * binary), self.text(start, j + 1)),
+                *range(start, j + 1),
+            )
+            return
+        if unit in lx.PERCENT_WORDS:
+            self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
+            return
+        if unit in lx.RATE_UNITS:
+            rate = value * lx.RATE_UNITS[unit]
+            self.add(Fact(RATE, "", (rate,), self.text(start, j + 1)), *range(start, j + 1))
+            return
+        # "100 per minute", "100 requests per minute", "5000 requests an hour"
+        if w(j) in lx.RATE_JOINERS and w(j + 1) in lx.DURATION_UNITS:
+            rate = value / lx.DURATION_UNITS[w(j + 1)]
+            self.add(Fact(RATE, "", (rate,), self.text(start, j + 2)), *range(start, j + 2))
+            return
+        if (
+            j < self.n
+            and self.t[j].role is Role.CONTENT
+            and self.t[j].kind is Kind.WORD
+            and w(j + 1) in lx.RATE_JOINERS
+            and w(j + 2) in lx.DURATION_UNITS
+        ):
+            rate = value / lx.DURATION_UNITS[w(j + 2)]
+            # the noun ("requests") stays content; the number and its unit are used
+            self.add(Fact(RATE, "", (rate,), self.text(start, j + 3)), start, j + 1, j + 2)
+            return
+        # HTTP status codes: "answers 429", "returns HTTP 503"
+        if is_digit and integral and 100 <= value <= 599:
+            p = self.prev_content(start, reach=2)
+            after = self.t[j].lemma if j < self.n else ""
+            if (p is not None and self.t[p].lemma in lx.STATUS_CONTEXT) or after in (
+                "status",
+                "error",
+                "code",
+                "respons",
+            ):
+                self.add(Fact(STATUS, "", (value,), raw_start.raw), start)
+                return
+        # "service number 3", "shard 12": a number right after a noun, with no
+        # noun after it, names something; it becomes part of the subject
+        prev = self.t[start - 1] if start > 0 else None
+        follows_noun = j < self.n and self.t[j].role is Role.CONTENT
+        if (
+            is_digit
+            and integral
+            and prev is not None
+            and prev.kind is Kind.WORD
+            and prev.role is Role.CONTENT
+            and prev.polarity is None
+            and not prev.aux
+            and not is_verb(prev.lemma)
+            and not follows_noun
+        ):
+            raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
+            raw_start.lemma = f"{prev.lemma} {raw_start.raw}"
+            raw_start.raw = f"{prev.raw} {raw_start.raw}"
+            return
+        # a count of something: "8 uvicorn workers", "concurrency of 8"
+        key = ""
+        if j < self.n and self.t[j].role is Role.CONTENT and self.t[j].kind is Kind.WORD:
+            # the head of the noun phrase: "4 parallel Playwright *workers*"
+            k = j
+            while (
+                k + 1 < self.n
+                and self.t[k + 1].role is Role.CONTENT
+                and self.t[k + 1].kind in (Kind.WORD, Kind.ENTITY)
+                and self.t[k + 1].polarity is None
+                and not is_verb(self.t[k + 1].lemma)
+            ):
+                k += 1
+            key = self.t[k].lemma
+        else:
+            key = self.count_subject(start)
+        self.add(Fact(COUNT, key, (value,), self.text(start, j)), *range(start, j))
+
+    def count_subject(self, i: int) -> str:
+        """What a trailing number counts: "concurrency of 8", "max_connections ... is 500".
+
+        A setting name earlier in the sentence wins; otherwise the nearest word
+        before the number, looking through "count"/"number" to what is counted.
+        """
+        j = i - 1
+        while j >= 0 and self.t[j].kind is not Kind.PUNCT:
+            if self.t[j].etype in ("envvar", "ident", "flag"):
+                return self.t[j].lemma
+            j -= 1
+        p = self.prev_content(i)
+        if p is None:
+            return ""
+        if self.low(p) in lx.COUNT_NOUNS and p > 0 and self.t[p - 1].role is Role.CONTENT:
+            return self.t[p - 1].lemma
+        return self.t[p].lemma
+
+    def weekdays(self, i: int) -> int:
+        days: set[int] = set()
+        j = i
+        while j < self.n:
+            word = self.low(j)
+            if word in lx.WEEKDAYS:
+                days.update(lx.WEEKDAYS[word])
+                self.used.add(j)
+            elif not (word in ("and", "or", ",") and self.low(j + 1) in lx.WEEKDAYS):
+                break
+            j += 1
+        self.facts.append(
+            Fact(WEEKDAY, "", tuple(float(d) for d in sorted(days)), self.text(i, j), pos=i)
+        )
+        return j
+
+    def assignment(self, i: int) -> None:
+        """``KEY=value`` / ``Header: value`` -> a setting fact for KEY."""
+        if i == 0 or i + 1 >= self.n:
+            return
+        key, value = self.t[i - 1], self.t[i + 1]
+        if key.kind not in (Kind.ENTITY, Kind.WORD) or key.role is not Role.CONTENT:
+            return
+        if self.t[i].raw == ":" and key.kind is not Kind.ENTITY:
+            return
+        if value.kind is Kind.NUMBER and value.value is not None:
+            self.add(Fact(SETTING, key.lemma, (), value.raw, label=value.raw), i - 1, i + 1)
+            self.used.discard(i - 1)
+        elif value.kind in (Kind.WORD, Kind.ENTITY, Kind.CODE) and i + 1 not in self.used:
+            label = value.raw.lower().rstrip("/")
+            if label in ("on", "yes"):
+                value.role, value.lemma, value.polarity = Role.CONTENT, "true", ("true", 1)
+            elif label in ("off", "no"):
+                value.role, value.lemma, value.polarity = Role.CONTENT, "true", ("true", -1)
+            self.facts.append(Fact(SETTING, key.lemma, (), value.raw, label=label, pos=i - 1))
+
+    # main loop -----------------------------------------------------------------
+
+    def run(self) -> None:
+        i = 0
+        while i < self.n:
+            if i in self.used:
+                i += 1
+                continue
+            tok = self.t[i]
+            word = _low(tok)
+            if tok.kind is Kind.TIME:
+                self.time_token(i)
+            elif tok.kind is Kind.CODE:
+                self.cron(i)
+            elif tok.kind is Kind.VERSION:
+                anchor = self.version_anchor(i) or self.name_before(i) or ""
+                self.version(i, tok.lemma, anchor)
+            elif tok.kind is Kind.NUMBER and tok.value is not None:
+                # "KEY=4096" is a setting, read by the assignment pass below
+                if not (i > 0 and self.t[i - 1].raw == "="):
+                    self.quantity(i, tok.value, i + 1)
+            elif tok.kind is Kind.WORD:
+                if word in lx.FREQUENCY_WORDS:
+                    self.add(Fact(INTERVAL, "", (lx.FREQUENCY_WORDS[word],), tok.raw), i)
+                elif word in lx.WEEKDAYS:
+                    i = self.weekdays(i)
+                    continue
+                elif word in ("noon", "midday", "midnight"):
+                    minutes = 720.0 if word != "midnight" else 0.0
+                    self.add(Fact(TIME, "", (minutes,), tok.raw), i)
+                elif word in ("every", "each") and self.low(i + 1) in lx.DURATION_UNITS:
+                    unit = self.low(i + 1)
+                    seconds = lx.DURATION_UNITS[unit]
+                    self.add(Fact(INTERVAL, "", (seconds,), self.text(i, i + 2)), i, i + 1)
+                else:
+                    parsed = self.word_number(i)
+                    if parsed is not None:
+                        value, j = parsed
+                        if self.low(j) in _UNIT_WORDS or (
+                            word not in ("a", "an")
+                            and j < self.n
+                            and self.t[j].role is Role.CONTENT
+                        ):
+                            self.quantity(i, value, j)
+            i += 1
+        for i, tok in enumerate(self.t):
+            if tok.kind is Kind.OP and tok.raw in ("=", ":"):
+                self.assignment(i)
+
+
+def extract_facts(tokens: Sequence[Token]) -> tuple[list[Fact], set[int]]:
+    """The facts a token list states, and the indexes of the tokens they used."""
+    scanner = _Scanner(tokens)
+    scanner.run()
+    return scanner.facts, scanner.used

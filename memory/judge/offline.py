@@ -1,0 +1,446 @@
+"""The offline judge: deterministic heuristics, no model calls.
+
+For each candidate the judge analyses both lessons (:func:`analyse`: facts
+with normalised units, content words with polarity, qualifiers, entities,
+the grammatical subject, a prescribed order) and asks, in this order:
+
+1. *Related at all?* A cosine similarity below ``MIN_SIMILARITY`` means
+   novel; the similarity is a prior, never the only signal.
+2. *Same subject?* Different named things (hosts, tools, environments,
+   code spans, identifiers in the subject, in the lesson or its situation),
+   a different qualifier in front of the same word inside the subject
+   ("*billing* DB" vs "*staging* DB"), or a different frequency used as a
+   name ("the *nightly* ETL job") mean a different subject: novel, however
+   close the vectors are.
+3. *Incompatible?* A fact of the same kind with another value (after
+   normalising units, times and versions), a word with opposite polarity
+   ("enabled"/"disabled", "required"/"not required", "never run"/"can run"),
+   a reversed order ("X before Y" vs "Y before X"), another location, or
+   another value of a one-valued setting ("the allkeys-lru *policy*"):
+   contradicts, unless each grammatical subject has a word the other lesson
+   never uses ("Service *billing* ..." vs "Service *search* ...") or the rest
+   of the wording differs so much that the two lessons are about different
+   conditions.
+4. *Same claim?* No conflicts, no fact or object the new lesson adds, at
+   most one swapped content word, and enough shared vocabulary (or a high
+   similarity): duplicate. Otherwise novel.
+
+Across candidates a confident duplicate wins (the knowledge is already
+there); otherwise the most confident duplicate or contradiction; otherwise
+the verdict is novel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from memory.judge import lexicon as lx
+from memory.judge.base import Candidate, Relation, Verdict
+from memory.judge.facts import (
+    SOFT_DIMENSIONS,
+    VERSION,
+    Fact,
+    describe,
+    keys_match,
+    same_value,
+)
+from memory.judge.statement import (
+    CONTEXT_TYPES,
+    LOCATION_TYPES,
+    WEIGHT_CONTENT,
+    Qualifier,
+    Statement,
+    analyse,
+)
+from memory.judge.text import lemma
+
+# Below this cosine similarity a candidate is not considered at all.
+MIN_SIMILARITY = 0.30
+# Substituted vocabulary (weight on both sides) above which two lessons with a
+# conflicting value are taken to state different facts, not to disagree.
+SUBSTITUTION_DIFFERENT_FACT = 1.5
+# Substituted vocabulary above which two agreeing lessons are not restatements
+# (one swapped word is paraphrase; more is a different claim).
+SUBSTITUTION_NOT_DUPLICATE = 1.0
+# Vocabulary only the new lesson has, above which it adds something.
+NEW_CONTENT_NOT_DUPLICATE = 2.5
+# Shared vocabulary (as a share of the smaller lesson) needed for a duplicate.
+MIN_COVERAGE_DUPLICATE = 0.5
+# A duplicate at least this confident is preferred to any contradiction.
+PREFERRED_DUPLICATE = 0.75
+
+_SINGLE_VALUED: frozenset[str] = frozenset(lemma(w) for w in lx.SINGLE_VALUED_HEADS)
+
+# Entity types that can stand for one another when judging "different subject".
+_TYPE_GROUPS: dict[str, str] = {"tech": "name", "name": "name"}
+
+
+@dataclass
+class Reading:
+    """What one candidate is to the new lesson, and how sure the judge is."""
+
+    relation: Relation
+    confidence: float
+    reason: str
+    details: dict[str, float] = field(default_factory=dict)
+
+
+def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
+    return max(lo, min(hi, x))
+
+
+def _weight(st: Statement, lemmas: Iterable[str]) -> float:
+    return sum(st.content.get(lem, 0.0) for lem in lemmas)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _group(facts: list[Fact]) -> dict[tuple[str, str], list[Fact]]:
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for f in facts:
+        groups.setdefault((f.dim, f.key), []).append(f)
+    return groups
+
+
+@dataclass
+class _FactComparison:
+    agree: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    new_only: list[tuple[str, str]] = field(default_factory=list)
+    cand_only: list[tuple[str, str]] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)  # keys of compared groups, both spellings
+
+
+def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
+    """Pair facts by dimension and key, then compare their values."""
+    out = _FactComparison()
+    gn, gc = _group(new), _group(cand)
+    # a version with no tool named ("v2.3.1") matches the other side's only version
+    for mine, theirs in ((gn, gc), (gc, gn)):
+        if (VERSION, "") in mine:
+            keys = [k for k in theirs if k[0] == VERSION]
+            if len(keys) == 1 and keys[0] not in mine:
+                mine[keys[0]] = mine.pop((VERSION, ""))
+    # "connection" counts the same thing as "max_connections"
+    for key in list(gn):
+        if key in gc:
+            continue
+        matches = [k for k in gc if k[0] == key[0] and k not in gn and keys_match(k[1], key[1])]
+        if len(matches) == 1:
+            gn[matches[0]] = gn.pop(key)
+            out.keys |= {key[1], matches[0][1]}
+    for key, facts_n in gn.items():
+        facts_c = gc.get(key)
+        if facts_c is None:
+            out.new_only.append(key)
+            continue
+        out.keys.add(key[1])
+        n_in_c = [any(same_value(a, b) for b in facts_c) for a in facts_n]
+        c_in_n = [any(same_value(b, a) for a in facts_n) for b in facts_c]
+        said_n = ", ".join(describe(f) for f in facts_n)
+        said_c = ", ".join(describe(f) for f in facts_c)
+        if all(n_in_c) and all(c_in_n):
+            same = said_n if said_n.lower() == said_c.lower() else f"{said_n} = {said_c}"
+            out.agree.append(same)
+        elif not any(n_in_c) or (len(facts_n) == len(facts_c)):
+            out.conflicts.append(f"{said_n} vs {said_c}")
+        else:
+            out.agree.append(said_n)
+    out.cand_only = [k for k in gc if k not in gn]
+    return out
+
+
+def _context_entities(st: Statement, situation: Statement | None) -> dict[str, str]:
+    found = {lem: t for lem, t in st.entities.items() if t in CONTEXT_TYPES}
+    if situation is not None:
+        found.update({lem: t for lem, t in situation.entities.items() if t in CONTEXT_TYPES})
+    return found
+
+
+def _all_lemmas(st: Statement, situation: Statement | None) -> set[str]:
+    lemmas = set(st.content)
+    if situation is not None:
+        lemmas |= set(situation.content)
+    return lemmas
+
+
+def _subject_conflict(
+    new: Statement,
+    cand: Statement,
+    new_sit: Statement | None,
+    cand_sit: Statement | None,
+) -> str | None:
+    """Why the two lessons are about different subjects, or None if they are not."""
+    lemmas_n, lemmas_c = _all_lemmas(new, new_sit), _all_lemmas(cand, cand_sit)
+    ents_n, ents_c = _context_entities(new, new_sit), _context_entities(cand, cand_sit)
+    only_n = {lem: t for lem, t in ents_n.items() if lem not in lemmas_c}
+    only_c = {lem: t for lem, t in ents_c.items() if lem not in lemmas_n}
+    for lem_n, t_n in sorted(only_n.items()):
+        for lem_c, t_c in sorted(only_c.items()):
+            if _TYPE_GROUPS.get(t_n, t_n) == _TYPE_GROUPS.get(t_c, t_c):
+                return f"{new.say(lem_n)} vs {cand.say(lem_c)}"
+    subj_n = sorted(e for e in new.subject_entities if e not in lemmas_c)
+    subj_c = sorted(e for e in cand.subject_entities if e not in lemmas_n)
+    if subj_n and subj_c:
+        return f"{new.say(subj_n[0])} vs {cand.say(subj_c[0])}"
+    for q_n, q_c in _qualifier_differences(new, cand, lemmas_n, lemmas_c):
+        if q_n.in_subject or q_c.in_subject:
+            return _say_qualifiers(new, cand, q_n, q_c)
+    for f_n in new.subject_facts:
+        for f_c in cand.subject_facts:
+            if f_n.dim == f_c.dim and not same_value(f_n, f_c):
+                return f"{describe(f_n)} vs {describe(f_c)}"
+    return None
+
+
+def _qualifier_differences(
+    new: Statement, cand: Statement, lemmas_n: set[str], lemmas_c: set[str]
+) -> list[tuple[Qualifier, Qualifier]]:
+    """Pairs of different qualifiers in front of the same word.
+
+    "*staging* DB" vs "*billing* DB". A qualifier only counts when the other
+    lesson does not use the word anywhere ("the DB for staging").
+    """
+    out = []
+    for q_n in new.qualifiers:
+        for q_c in cand.qualifiers:
+            if (
+                q_n.head == q_c.head
+                and q_n.modifier != q_c.modifier
+                and q_n.modifier not in lemmas_c
+                and q_c.modifier not in lemmas_n
+            ):
+                out.append((q_n, q_c))
+    return out
+
+
+def _say_qualifiers(new: Statement, cand: Statement, q_n: Qualifier, q_c: Qualifier) -> str:
+    return (
+        f"{new.say(q_n.modifier)} {new.say(q_n.head)} vs {cand.say(q_c.modifier)} "
+        f"{cand.say(q_c.head)}"
+    )
+
+
+def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
+    """Words used with opposite polarity ("enabled"/"disabled", "run"/"never run").
+
+    Compared sentence by sentence, so that "Never use X. Use Y instead." still
+    contradicts "X may be used"; the two sentences must share another word.
+    """
+    out: list[str] = []
+    for sent_n in new.sentence_signs:
+        for sent_c in cand.sentence_signs:
+            shared = set(sent_n) & set(sent_c)
+            for lem in sorted(shared):
+                sn, sc = sent_n[lem], sent_c[lem]
+                if len(sn) == 1 and len(sc) == 1 and sn != sc and len(shared) > 1:
+                    said_n = "not " if -1 in sn else ""
+                    said_c = "not " if -1 in sc else ""
+                    conflict = f"{said_n}{new.say(lem)} vs {said_c}{cand.say(lem)}"
+                    if conflict not in out:
+                        out.append(conflict)
+    return out
+
+
+def _order_relation(new: Statement, cand: Statement) -> str | None:
+    """ "conflict", "agree" or None when either lesson prescribes no order."""
+    if new.order is None or cand.order is None:
+        return None
+    (a1, b1), (a2, b2) = new.order, cand.order
+    straight = _jaccard(a1, a2) + _jaccard(b1, b2)
+    swapped = _jaccard(a1, b2) + _jaccard(b1, a2)
+    if swapped > straight and swapped >= 0.5:
+        return "conflict"
+    if straight >= 0.5:
+        return "agree"
+    return None
+
+
+def _own_subject_words(st: Statement, other_lemmas: set[str]) -> list[str]:
+    """Distinctive words of the lesson's subject that the other lesson never uses."""
+    return sorted(
+        w
+        for w in st.subject_words
+        if w not in other_lemmas and st.content.get(w, 0.0) >= WEIGHT_CONTENT
+    )
+
+
+def _locations(st: Statement) -> set[str]:
+    return {
+        lem
+        for lem, t in st.entities.items()
+        if t in LOCATION_TYPES and lem not in st.subject_entities
+    }
+
+
+def read_pair(
+    new: Statement,
+    cand: Statement,
+    similarity: float,
+    new_sit: Statement | None = None,
+    cand_sit: Statement | None = None,
+) -> Reading:
+    """How the candidate relates to the new lesson (see the module docstring).
+
+    The reason of a NOVEL reading completes "the nearest lesson is ...".
+    """
+    sim = _clip(similarity, -1.0, 1.0)
+    if sim < MIN_SIMILARITY or new.empty or cand.empty:
+        return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
+    sim_score = _clip((sim - 0.5) / 0.45)
+    subject = _subject_conflict(new, cand, new_sit, cand_sit)
+    if subject is not None:
+        # the closer the vectors, the likelier the subject rule misread them
+        confidence = 0.9 - 0.1 * sim_score
+        return Reading(Relation.NOVEL, confidence, f"about a different subject ({subject})")
+
+    facts = _compare_facts(new.facts, cand.facts)
+    conflicts = list(facts.conflicts)
+    # the keys of compared facts ("concurrency", "max_connections") were compared
+    # with their values
+    compared: set[str] = set(facts.keys)
+    # locations ("reads its config from /etc/a.toml") are compared as values,
+    # not as vocabulary
+    locs_n, locs_c = _locations(new), _locations(cand)
+    if locs_n and locs_c:
+        compared |= locs_n | locs_c
+        if locs_n & locs_c:
+            facts.agree.append(", ".join(new.say(x) for x in sorted(locs_n & locs_c)))
+        else:
+            said_n = ", ".join(new.say(x) for x in sorted(locs_n))
+            said_c = ", ".join(cand.say(x) for x in sorted(locs_c))
+            conflicts.append(f"{said_n} vs {said_c}")
+    lemmas_n, lemmas_c = _all_lemmas(new, new_sit), _all_lemmas(cand, cand_sit)
+    other_object = None
+    for q_n, q_c in _qualifier_differences(new, cand, lemmas_n, lemmas_c):
+        # both in the predicates: a different value of a one-valued setting
+        # ("the allkeys-lru policy"), or simply a different object
+        if q_n.phrase_head in _SINGLE_VALUED and q_c.phrase_head in _SINGLE_VALUED:
+            compared |= {q_n.modifier, q_c.modifier}
+            conflicts.append(_say_qualifiers(new, cand, q_n, q_c))
+        else:
+            other_object = other_object or _say_qualifiers(new, cand, q_n, q_c)
+    conflicts += _polarity_conflicts(new, cand)
+    if _order_relation(new, cand) == "conflict":
+        conflicts.append("the order is reversed")
+
+    # vocabulary: a word counts as shared when the other lesson has it in its
+    # content or in its situation
+    words_n, words_c = set(new.content) - compared, set(cand.content) - compared
+    only_n = words_n - lemmas_c
+    only_c = words_c - lemmas_n
+    w_n, w_c = _weight(new, words_n), _weight(cand, words_c)
+    w_only_n, w_only_c = _weight(new, only_n), _weight(cand, only_c)
+    coverage = max(1.0 - w_only_n / max(w_n, 1e-9), 1.0 - w_only_c / max(w_c, 1e-9))
+    substitution = min(w_only_n, w_only_c)
+    details = {
+        "similarity": sim,
+        "coverage": coverage,
+        "substitution": substitution,
+        "new_only": w_only_n,
+    }
+
+    if other_object is not None and not conflicts:
+        return Reading(Relation.NOVEL, 0.7, f"about another object ({other_object})", details)
+    if conflicts:
+        # a contradiction needs one subject: "Service billing ..." and "Service
+        # search ..." each have a subject word the other lesson never uses
+        own_n = _own_subject_words(new, lemmas_c)
+        own_c = _own_subject_words(cand, lemmas_n)
+        if own_n and own_c:
+            said = f"{new.say(own_n[0])} vs {cand.say(own_c[0])}"
+            return Reading(Relation.NOVEL, 0.7, f"about a different subject ({said})", details)
+        if substitution >= SUBSTITUTION_DIFFERENT_FACT and coverage < 0.75:
+            reason = "about the same subject under a different condition"
+            return Reading(Relation.NOVEL, 0.6, reason, details)
+        confidence = (
+            0.55
+            + 0.2 * coverage
+            + 0.2 * sim_score
+            + 0.05 * min(len(conflicts) - 1, 2)
+            - 0.1 * substitution
+        )
+        return Reading(
+            Relation.CONTRADICTS, _clip(confidence, 0.5, 0.97), "; ".join(conflicts), details
+        )
+
+    hard_new = [k for k in facts.new_only if k[0] not in SOFT_DIMENSIONS]
+    hard_cand = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
+    if facts.new_only and hard_cand:
+        reason = "about another attribute of the same subject"
+        return Reading(Relation.NOVEL, 0.7, reason, details)
+    if hard_new:
+        reason = f"silent on the {hard_new[0][0]} this lesson states"
+        return Reading(Relation.NOVEL, 0.65, reason, details)
+    if substitution > SUBSTITUTION_NOT_DUPLICATE:
+        return Reading(Relation.NOVEL, 0.6, "saying something else", details)
+    if w_only_n >= NEW_CONTENT_NOT_DUPLICATE:
+        return Reading(Relation.NOVEL, 0.6, "narrower than this lesson", details)
+    if coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85:
+        confidence = (
+            0.5
+            + 0.3 * coverage
+            + 0.25 * sim_score
+            + 0.05 * min(len(facts.agree), 2)
+            - 0.1 * substitution
+        )
+        reason = "same subject and facts" + (f" ({'; '.join(facts.agree)})" if facts.agree else "")
+        return Reading(Relation.DUPLICATE, _clip(confidence, 0.5, 0.97), reason, details)
+    return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
+
+
+def _short(c: Candidate) -> str:
+    return str(c.id)[:8]
+
+
+class OfflineJudge:
+    """The default judge: heuristic, deterministic, offline (see the module docstring)."""
+
+    name = "offline-v1"
+
+    def readings(
+        self, *, content: str, situation: str, candidates: Sequence[Candidate]
+    ) -> list[Reading]:
+        """One :class:`Reading` per candidate, in the candidates' order (for reports)."""
+        new = analyse(content)
+        new_sit = analyse(situation) if situation.strip() else None
+        return [
+            read_pair(
+                new,
+                analyse(c.content),
+                c.similarity,
+                new_sit,
+                analyse(c.situation) if c.situation.strip() else None,
+            )
+            for c in candidates
+        ]
+
+    def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
+        """Classify ``content`` against ``candidates`` (see :class:`memory.judge.Judge`)."""
+        if not candidates:
+            return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
+        readings = self.readings(content=content, situation=situation, candidates=candidates)
+        best: tuple[bool, float, int] | None = None
+        for i, r in enumerate(readings):
+            if r.relation is Relation.NOVEL:
+                continue
+            preferred = r.relation is Relation.DUPLICATE and r.confidence >= PREFERRED_DUPLICATE
+            # ties go to the nearer candidate (they arrive sorted by similarity)
+            key = (preferred, r.confidence, -i)
+            if best is None or key > best:
+                best = key
+        if best is not None:
+            r, c = readings[-best[2]], candidates[-best[2]]
+            if r.relation is Relation.DUPLICATE:
+                text = f"Restates lesson {_short(c)}: {r.reason}."
+            else:
+                text = f"Contradicts lesson {_short(c)}: {r.reason}."
+            return Verdict(r.relation, c.id, round(r.confidence, 3), text, self.name)
+        nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
+        confidence = min(r.confidence for r in readings)
+        text = f"Novel: the nearest lesson, {_short(candidates[nearest])}, is "
+        text += f"{readings[nearest].reason}."
+        return Verdict(Relation.NOVEL, None, round(confidence, 3), text, self.name)

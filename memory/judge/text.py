@@ -1,0 +1,433 @@
+"""Tokenising and normalising lesson text for the offline judge.
+
+The output is a flat list of :class:`Token` objects. Each token has a
+*kind* (what it looks like: a word, a number, a time, a version, an
+identifier...) and a *role* (what the judge does with it: compare it as
+content, drop it as a stopword, treat it as a negator...). Words get a
+*lemma*: lower-cased, stemmed and mapped through the synonym table, so two
+paraphrases meet on the same lemmas.
+
+Nothing here knows about candidates or verdicts; it only reads one text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memory.judge import lexicon as lx
+
+
+class Kind(StrEnum):
+    """What a token looks like."""
+
+    WORD = "word"
+    NUMBER = "number"
+    TIME = "time"
+    VERSION = "version"
+    ENTITY = "entity"
+    CODE = "code"
+    OP = "op"
+    PUNCT = "punct"
+
+
+class Role(StrEnum):
+    """What the judge does with a token."""
+
+    CONTENT = "content"  # compared between lessons
+    STOP = "stop"  # ignored
+    NEG = "neg"  # flips the polarity of the next content word
+    BOUND = "bound"  # "at least", "larger than": ignored, the number is compared
+    ORDER = "order"  # "before", "after", "then"
+    VALUE = "value"  # numbers, times, versions: handled by the fact extractor
+    OP = "op"  # "=", ">=", ":"
+    PUNCT = "punct"  # clause boundaries
+
+
+@dataclass(slots=True)
+class Token:
+    """One token of a lesson.
+
+    ``lemma`` is the form compared between lessons. ``etype`` is set for
+    identifiers and names (``host``, ``path``, ``url``, ``file``, ``envvar``,
+    ``flag``, ``ident``, ``name``, ``code``, ``tech``, ``environment``).
+    ``polarity`` is ``(concept, sign)`` for antonym words ("disabled" is
+    ``("enable", -1)``); the lemma of such a token is the concept.
+    """
+
+    kind: Kind
+    raw: str
+    lemma: str
+    role: Role = Role.CONTENT
+    value: float | None = None
+    etype: str = ""
+    verb: bool = False
+    aux: bool = False
+    polarity: tuple[str, int] | None = None
+    sentence_start: bool = False
+    port_hint: bool = False  # a number that came from "host:port"
+    bound: str = ""  # "+" for "3.11+"
+
+
+# --- stemming -------------------------------------------------------------
+
+_SUFFIXES: tuple[tuple[str, str, int], ...] = (
+    ("ations", "at", 3),
+    ("ation", "at", 3),
+    ("ments", "", 3),
+    ("ment", "", 3),
+    ("ings", "", 3),
+    ("ing", "", 3),
+    ("ies", "y", 2),
+    ("ied", "y", 2),
+    ("sses", "ss", 2),
+    ("ed", "", 3),
+    ("s", "", 3),
+)
+
+
+def stem(word: str) -> str:
+    """A small, deterministic suffix stemmer.
+
+    It only has to be *consistent*: "migrate", "migrations" and "migrated"
+    must meet; the stems themselves need not be real words.
+    """
+    w = lx.IRREGULAR.get(word, word)
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    for suffix, replacement, min_len in _SUFFIXES:
+        if w.endswith(suffix):
+            # "status", "redis", "process": a final s after s/u/i is not a plural.
+            if suffix == "s" and w[-2] in "sui":
+                break
+            base = w[: -len(suffix)] + replacement
+            if len(base) >= min_len:
+                w = base
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+_SYNONYMS: dict[str, str] = {stem(k): stem(v) for k, v in lx.SYNONYMS.items()}
+_POLARITY: dict[str, tuple[str, int]] = {stem(k): v for k, v in lx.POLARITY.items()}
+_LIGHT: frozenset[str] = frozenset(stem(w) for w in lx.LIGHT_WORDS)
+_VERBS: frozenset[str] = frozenset(stem(w) for w in lx.VERBS)
+_PHRASES: list[tuple[tuple[str, ...], str, bool]] = sorted(
+    ((tuple(stem(w) for w in words), repl, verb) for words, repl, verb in lx.PHRASES),
+    key=lambda p: -len(p[0]),
+)
+
+
+_PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str, bool]]] = {}
+for _phrase in _PHRASES:
+    _PHRASES_BY_FIRST.setdefault(_phrase[0][0], []).append(_phrase)
+
+
+def lemma(word: str) -> str:
+    """Lower-case, stem and map through the synonym table."""
+    s = stem(word.lower())
+    return _SYNONYMS.get(s, s)
+
+
+def is_light(lem: str) -> bool:
+    """A lemma that says little about a lesson's subject ("use", "service")."""
+    return lem in _LIGHT
+
+
+def is_verb(lem: str) -> bool:
+    """A lemma from the unambiguous-verb list."""
+    return lem in _VERBS
+
+
+# --- normalisation ----------------------------------------------------------
+
+_CONTRACTIONS: tuple[tuple[str, str], ...] = (
+    (r"\bcan't\b", "can not"),
+    (r"\bcannot\b", "can not"),
+    (r"\bwon't\b", "will not"),
+    (r"\bshan't\b", "shall not"),
+    (r"\b(\w+)n't\b", r"\1 not"),
+    (r"\b(it|that|what|there|here)'s\b", r"\1 is"),
+    (r"\b(\w+)'re\b", r"\1 are"),
+    (r"\b(\w+)'ll\b", r"\1 will"),
+    (r"\b(\w+)'ve\b", r"\1 have"),
+)
+
+
+def normalise(text: str) -> str:
+    """Plain ASCII punctuation, contractions expanded, "2 a.m." -> "2am"."""
+    t = (
+        text.replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+        .replace("\u2013", " - ")
+        .replace("\u2014", " - ")
+        .replace("\u2264", " <= ")
+        .replace("\u2265", " >= ")
+        .replace("\u00a0", " ")
+    )
+    for pattern, repl in _CONTRACTIONS:
+        t = re.sub(pattern, repl, t, flags=re.IGNORECASE)
+    t = re.sub(
+        r"\b(\d{1,2}(?::\d{2})?)\s*([ap])\.?\s?m\b\.?",
+        lambda m: f"{m.group(1)}{m.group(2).lower()}m",
+        t,
+        flags=re.IGNORECASE,
+    )
+    return t
+
+
+# --- chunk classification ---------------------------------------------------
+
+_TIME_RE = re.compile(r"(\d{1,2}):(\d{2})(?::\d{2})?([ap]m)?", re.IGNORECASE)
+_AMPM_RE = re.compile(r"(\d{1,2})([ap]m)", re.IGNORECASE)
+_HOSTPORT_RE = re.compile(r"([a-z0-9][a-z0-9.-]*):(\d{1,5})", re.IGNORECASE)
+_URL_RE = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+_OP_PREFIX_RE = re.compile(r"(>=|<=|==|~=|!=|=|>|<|\^|~)(.*)")
+_VERSION_V_RE = re.compile(r"v(\d+(?:\.\d+)*)(?:[-+][\w.]+)?", re.IGNORECASE)
+_VERSION_DOTS_RE = re.compile(r"(\d+(?:\.\d+){2,})(?:[-+][\w.]+)?")
+_VERSION_PLUS_RE = re.compile(r"(\d+(?:\.\d+)*)\+")
+_NUMBER_RE = re.compile(r"([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([a-z%/]*)", re.IGNORECASE)
+_COMPOUND_DURATION_RE = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s|d))+", re.IGNORECASE)
+_DURATION_PART_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s|d)", re.IGNORECASE)
+_FLAG_RE = re.compile(r"--?[a-z][\w.-]*", re.IGNORECASE)
+_PATH_RE = re.compile(r"(?:~|\.{1,2})?/[\w.@%+~/-]*|[\w.@-]+(?:/[\w.@-]+)+/?")
+_HOST_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+", re.IGNORECASE)
+_ENVVAR_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_WORD_RE = re.compile(r"[A-Za-z]+")
+
+# Words that would otherwise look like identifiers ("MiB", "CET", "S3").
+_PLAIN_WORDS: frozenset[str] = frozenset(
+    {
+        *lx.TECH_NAMES,
+        *lx.TECH_ALIASES,
+        *lx.TIMEZONES,
+        *lx.SIZE_UNITS,
+        *lx.DURATION_UNITS,
+        *lx.RATE_UNITS,
+    }
+)
+
+_LEADING = "\"'([{<*"
+_TRAILING = ".,;:!?\"')]}>*"
+_BOUNDARY = ".;!?,"
+
+
+def _word(raw: str) -> Token:
+    return Token(Kind.WORD, raw, raw.lower())
+
+
+def _entity(raw: str, etype: str) -> Token:
+    return Token(Kind.ENTITY, raw, raw.lower().rstrip("/"), etype=etype)
+
+
+def _number_tokens(num: str, unit: str) -> list[Token]:
+    value = float(num.replace(",", ""))
+    tokens = [Token(Kind.NUMBER, num, num, role=Role.VALUE, value=value)]
+    if unit:
+        if "/" in unit and unit != "/":
+            # "100/min", "10req/s"
+            left, _, right = unit.partition("/")
+            if left:
+                tokens.append(_word(left))
+            tokens.append(_word("per"))
+            tokens.append(_word(right))
+        else:
+            tokens.append(_word(unit))
+    return tokens
+
+
+def _classify(chunk: str) -> list[Token]:
+    """Turn one whitespace-separated chunk (outer punctuation stripped) into tokens."""
+    lower = chunk.lower()
+    shouting = len(chunk) >= 2 and chunk.isupper()  # "US" is a region, not "us"
+    if lower in _PLAIN_WORDS or (lower.rstrip(".") in lx.STOPWORDS and not shouting):
+        return [_word(chunk.rstrip("."))]
+    if _TIME_RE.fullmatch(chunk) or _AMPM_RE.fullmatch(chunk):
+        return [Token(Kind.TIME, chunk, lower, role=Role.VALUE)]
+    if _URL_RE.fullmatch(chunk):
+        return [_entity(chunk, "url")]
+    if (m := _HOSTPORT_RE.fullmatch(chunk)) and re.search("[a-z]", m.group(1), re.I):
+        port = Token(Kind.NUMBER, m.group(2), m.group(2), role=Role.VALUE, value=float(m.group(2)))
+        port.port_hint = True
+        return [_entity(m.group(1), "host"), port]
+    if m := _OP_PREFIX_RE.fullmatch(chunk):
+        rest = m.group(2)
+        return [Token(Kind.OP, m.group(1), m.group(1), role=Role.OP)] + (
+            _classify(rest) if rest else []
+        )
+    if m := _VERSION_V_RE.fullmatch(chunk):
+        return [Token(Kind.VERSION, chunk, m.group(1), role=Role.VALUE)]
+    if m := _VERSION_DOTS_RE.fullmatch(chunk):
+        return [Token(Kind.VERSION, chunk, m.group(1), role=Role.VALUE)]
+    if m := _VERSION_PLUS_RE.fullmatch(chunk):
+        return [Token(Kind.VERSION, chunk, m.group(1), role=Role.VALUE, bound="+")]
+    if _COMPOUND_DURATION_RE.fullmatch(chunk) and len(_DURATION_PART_RE.findall(chunk)) > 1:
+        out: list[Token] = []
+        for num, unit in _DURATION_PART_RE.findall(chunk):
+            out += _number_tokens(num, unit)
+        return out
+    if m := _NUMBER_RE.fullmatch(chunk):
+        return _number_tokens(m.group(1), m.group(2))
+    if "=" in chunk and not chunk.startswith("="):
+        key, _, value = chunk.partition("=")
+        return [
+            *_classify(key),
+            Token(Kind.OP, "=", "=", role=Role.OP),
+            *(_classify(value) if value else []),
+        ]
+    if _FLAG_RE.fullmatch(chunk):
+        return [_entity(chunk, "flag")]
+    if _PATH_RE.fullmatch(chunk):
+        parts = [p for p in chunk.split("/") if p]
+        if len(parts) == 2 and all(p.isalpha() for p in parts) and not chunk.startswith("/"):
+            # "req/min", "and/or": words, with "/" read as "per" between units
+            return [_word(parts[0]), _word("per"), _word(parts[1])]
+        return [_entity(chunk, "path")]
+    if _HOST_RE.fullmatch(chunk) and re.search("[a-z]", chunk, re.I):
+        last = chunk.rsplit(".", 1)[1].lower()
+        if last in lx.FILE_EXTENSIONS:
+            return [_entity(chunk, "file")]
+        if not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", lower):  # not "e.g", "i.e"
+            return [_entity(chunk, "host")]
+    if _ENVVAR_RE.fullmatch(chunk):
+        return [_entity(chunk, "envvar")]
+    if "_" in chunk or (re.search(r"\d", chunk) and re.search("[a-z]", chunk, re.I)):
+        return [_entity(chunk, "ident")]
+    if "-" in chunk:
+        parts = [p for p in chunk.split("-") if p]
+        # "X-Batch", "Docker-in-Docker": a capital inside marks an identifier;
+        # "force-pushing", "blue-green", "tf-locks" are ordinary words.
+        if any(p[:1].isupper() for p in parts[1:]) or any(re.search("[A-Z]", p[1:]) for p in parts):
+            return [_entity(chunk, "ident")]
+        return [t for p in parts for t in _classify(p)]
+    if _WORD_RE.fullmatch(chunk):
+        if re.search(r"[a-z][A-Z]", chunk):
+            return [_entity(chunk, "name")]
+        if len(chunk) >= 2 and chunk.isupper() and chunk not in lx.GENERIC_ACRONYMS:
+            return [_entity(chunk, "name")]
+        return [_word(chunk)]
+    if re.search(r"\w", chunk):
+        return [_entity(chunk, "ident")]
+    return [Token(Kind.OP, chunk, chunk, role=Role.OP)]
+
+
+def _split_chunk(chunk: str) -> list[Token]:
+    """Strip outer punctuation from a chunk, classify the middle, keep boundaries."""
+    tokens: list[Token] = []
+    start, end = 0, len(chunk)
+    while start < end and chunk[start] in _LEADING:
+        start += 1
+    trailing: list[str] = []
+    while end > start and chunk[end - 1] in _TRAILING:
+        # keep the dot of "a.m." style abbreviations and of "e.g."
+        trailing.append(chunk[end - 1])
+        end -= 1
+    middle = chunk[start:end]
+    if middle.lower().endswith("'s"):
+        middle = middle[:-2]
+    elif middle.endswith("'"):
+        middle = middle[:-1]
+    if middle:
+        tokens += _classify(middle)
+    for ch in reversed(trailing):
+        if ch in _BOUNDARY:
+            tokens.append(Token(Kind.PUNCT, ch, ch, role=Role.PUNCT))
+        elif ch == ":":
+            tokens.append(Token(Kind.OP, ":", ":", role=Role.OP))
+    return tokens
+
+
+def _merge_phrases(tokens: list[Token]) -> list[Token]:
+    """Merge multi-word phrases ("times out", "at least") into single words."""
+    stems = [stem(t.raw.lower()) if t.kind is Kind.WORD else None for t in tokens]
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        for words, replacement, verb in _PHRASES_BY_FIRST.get(stems[i] or "", ()):
+            n = len(words)
+            if tuple(stems[i : i + n]) == words:
+                window = tokens[i : i + n]
+                tok = _word(replacement)
+                tok.raw = " ".join(t.raw for t in window)
+                tok.verb = verb
+                tok.lemma = replacement
+                tok.sentence_start = window[0].sentence_start
+                out.append(tok)
+                i += n
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def _assign_word(tok: Token, next_tok: Token | None) -> None:
+    """Set the lemma, role, entity type and polarity of a word token."""
+    low = tok.lemma if tok.verb or " " in tok.raw else tok.raw.lower()
+    if low in lx.TECH_NAMES or low in lx.TECH_ALIASES:
+        ambiguous = low in lx.AMBIGUOUS_TECH
+        versioned = next_tok is not None and next_tok.kind in (Kind.NUMBER, Kind.VERSION)
+        capitalised = tok.raw[:1].isupper() and not tok.sentence_start
+        if not ambiguous or versioned or capitalised:
+            tok.etype = "tech"
+            tok.lemma = lx.TECH_ALIASES.get(low, low)
+            return
+    if low in lx.ENVIRONMENTS:
+        tok.etype = "environment"
+        tok.lemma = lx.ENVIRONMENTS[low]
+        return
+    if low in lx.NEGATORS:
+        tok.role = Role.NEG
+        tok.lemma = low
+        return
+    if low in lx.ORDER_MARKERS:
+        tok.role = Role.ORDER
+        tok.lemma = low
+        return
+    if low in lx.BOUND_WORDS:
+        tok.role = Role.BOUND
+        tok.lemma = low
+        return
+    tok.aux = low in lx.AUXILIARIES
+    s = stem(low)
+    canonical = _SYNONYMS.get(s, s)
+    if s in _POLARITY or canonical in _POLARITY:
+        concept, sign = _POLARITY.get(s) or _POLARITY[canonical]
+        tok.polarity = (concept, sign)
+        tok.lemma = concept
+        return
+    if low in lx.STOPWORDS:
+        tok.role = Role.STOP
+        tok.lemma = low
+        return
+    tok.lemma = canonical
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a lesson into classified tokens (see :class:`Token`)."""
+    tokens: list[Token] = []
+    for n, segment in enumerate(re.split(r"`([^`]*)`", normalise(text))):
+        if n % 2 == 1:
+            if segment.strip():
+                tokens.append(Token(Kind.CODE, segment, segment.strip().lower(), etype="code"))
+            continue
+        for chunk in segment.split():
+            tokens += _split_chunk(chunk)
+    at_start = True
+    for tok in tokens:
+        tok.sentence_start = at_start and tok.kind is not Kind.PUNCT
+        if tok.kind is Kind.PUNCT:
+            at_start = tok.raw in ".;!?"
+        elif tok.kind is not Kind.OP:
+            at_start = False
+    tokens = _merge_phrases(tokens)
+    for i, tok in enumerate(tokens):
+        if tok.kind is Kind.WORD:
+            _assign_word(tok, tokens[i + 1] if i + 1 < len(tokens) else None)
+    return tokens

@@ -1,0 +1,616 @@
+"""The offline judge, behaviour by behaviour.
+
+Similarities are given by hand here (the golden-set test uses the real
+embedding model); most tests use a high similarity on purpose, to show that
+the verdict comes from reading the lessons and not from the vectors.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+from memory.judge import Candidate, Judge, OfflineJudge, Relation, Verdict, get_judge
+from memory.judge.facts import DURATION, RATE, SIZE, TIME, VERSION
+from memory.judge.statement import analyse
+
+HIGH = 0.93
+
+
+def cand(content: str, similarity: float = HIGH, situation: str = "") -> Candidate:
+    return Candidate(
+        id=uuid.uuid5(uuid.NAMESPACE_URL, content + "|" + situation),
+        content=content,
+        situation=situation,
+        similarity=similarity,
+    )
+
+
+def judge(content: str, *candidates: Candidate | str, situation: str = "") -> Verdict:
+    given = [c if isinstance(c, Candidate) else cand(c) for c in candidates]
+    return OfflineJudge().classify(content=content, situation=situation, candidates=given)
+
+
+def relation(content: str, other: str, similarity: float = HIGH) -> Relation:
+    return judge(content, cand(other, similarity)).relation
+
+
+# --- the contract -------------------------------------------------------------
+
+
+def test_no_candidates_is_novel() -> None:
+    verdict = judge("The export job runs at 02:00 UTC.")
+    assert verdict.relation is Relation.NOVEL
+    assert verdict.target_id is None
+    assert verdict.judge == "offline-v1"
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("The export job runs at 02:00 UTC.", "The export job runs at 2am UTC.", "duplicate"),
+        ("The export job runs at 03:00 UTC.", "The export job runs at 02:00 UTC.", "contradicts"),
+        ("The import job runs at 02:00 UTC.", "The export job runs at 02:00 UTC.", "novel"),
+    ],
+)
+def test_verdict_target_is_none_iff_novel(content: str, other: str, expected: str) -> None:
+    candidate = cand(other)
+    verdict = judge(content, candidate)
+    assert verdict.relation == expected
+    if verdict.relation is Relation.NOVEL:
+        assert verdict.target_id is None
+    else:
+        assert verdict.target_id == candidate.id
+
+
+def test_a_verdict_refuses_a_target_on_novel_and_none_otherwise() -> None:
+    with pytest.raises(ValueError, match="target_id"):
+        Verdict(Relation.NOVEL, uuid.uuid4(), 0.9, "x", "t")
+    with pytest.raises(ValueError, match="target_id"):
+        Verdict(Relation.DUPLICATE, None, 0.9, "x", "t")
+    with pytest.raises(ValueError, match="confidence"):
+        Verdict(Relation.NOVEL, None, 1.5, "x", "t")
+
+
+def test_verdicts_and_candidates_are_immutable() -> None:
+    verdict = judge("The export job runs at 02:00 UTC.")
+    with pytest.raises(FrozenInstanceError):
+        verdict.relation = Relation.DUPLICATE  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        cand("x").similarity = 0.1  # type: ignore[misc]
+
+
+def test_get_judge_returns_one_offline_judge_per_process() -> None:
+    first: Judge = get_judge()
+    assert isinstance(first, OfflineJudge)
+    assert first.name == "offline-v1"
+    assert get_judge() is first
+
+
+def test_classification_is_deterministic() -> None:
+    candidates = [
+        cand("The staging DB listens on port 5433.", 0.71),
+        cand("The billing database listens on port 5432.", 0.96),
+        cand("The billing DB is backed up nightly.", 0.62),
+    ]
+    first = judge("The billing DB listens on port 5433.", *candidates)
+    analyse.cache_clear()  # a cold cache reads the same way
+    for _ in range(3):
+        again = OfflineJudge().classify(
+            content="The billing DB listens on port 5433.", situation="", candidates=candidates
+        )
+        assert again == first
+    assert first.relation is Relation.CONTRADICTS
+
+
+def test_candidate_order_does_not_change_the_target() -> None:
+    lookalike = cand("The staging DB listens on port 5433.")
+    target = cand("The billing database listens on port 5432.")
+    for order in ([lookalike, target], [target, lookalike]):
+        verdict = judge("The billing DB listens on port 5433.", *order)
+        assert (verdict.relation, verdict.target_id) == (Relation.CONTRADICTS, target.id)
+
+
+def test_confidence_is_a_probability_and_higher_for_a_closer_restatement() -> None:
+    close = judge(
+        "The export job runs at 02:00 UTC.", cand("The export job runs at 2am UTC.", 0.97)
+    )
+    far = judge("The export job runs at 02:00 UTC.", cand("The export job runs at 2am UTC.", 0.55))
+    assert close.relation is far.relation is Relation.DUPLICATE
+    assert 0.0 <= far.confidence < close.confidence <= 1.0
+
+
+def test_rationale_is_one_short_sentence_naming_the_conflict() -> None:
+    verdict = judge(
+        "The staging Postgres listens on port 5433.", "The staging Postgres listens on port 5432."
+    )
+    assert verdict.relation is Relation.CONTRADICTS
+    assert "5433" in verdict.rationale and "5432" in verdict.rationale
+    assert len(verdict.rationale) < 200 and verdict.rationale.endswith(".")
+    assert verdict.rationale.count(". ") == 0
+
+
+# --- similarity is a prior, not the answer --------------------------------------
+
+
+def test_very_low_similarity_is_novel_even_with_the_same_words() -> None:
+    text = "The export job runs at 02:00 UTC."
+    assert relation(text, text, similarity=0.1) is Relation.NOVEL
+    assert relation(text, text, similarity=0.9) is Relation.DUPLICATE
+
+
+def test_near_identical_vectors_with_a_different_subject_are_novel() -> None:
+    assert (
+        relation(
+            "Redis on cache-1.internal listens on port 6379.",
+            "Redis on cache-2.internal listens on port 6379.",
+            similarity=0.99,
+        )
+        is Relation.NOVEL
+    )
+
+
+# --- numbers and units ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "The payments client times out after 30000 ms.",
+        "The payments client times out after half a minute.",
+        "The payments client timeout is 30s.",
+        "The payments client times out after 0.5 min.",
+    ],
+)
+def test_unit_conversion_is_a_duplicate(other: str) -> None:
+    assert relation("The payments client times out after 30 seconds.", other) is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        ("Access tokens expire after 1 hour.", "Access tokens expire after 60 minutes."),
+        ("Access tokens expire after 1 hour.", "Access tokens expire after 1h."),
+        ("Access tokens expire after 90 minutes.", "Access tokens expire after 1 hour 30 minutes."),
+        ("Uploads are limited to 1 GiB.", "Uploads are limited to 1024 MiB."),
+        ("Uploads are limited to 500 MB.", "Uploads are limited to 0.5 GB."),
+        ("The builder needs 4 GB of RAM.", "The builder needs 4096 MB of RAM."),
+        ("The cache holds 512 KiB per key.", "The cache holds 0.5 MiB per key."),
+        ("Canary deploys get 5% of traffic.", "Canary deploys get 5 percent of traffic."),
+        (
+            "The search API allows 10 requests per second.",
+            "The search API allows 600 requests per minute.",
+        ),
+    ],
+)
+def test_equal_quantities_in_other_units_are_a_duplicate(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        ("The payments client timeout is 10 seconds.", "The payments client timeout is 30000 ms."),
+        ("Uploads are limited to 2 GB.", "Uploads are limited to 1 GB."),
+        ("Canary deploys get 5% of traffic.", "Canary deploys get 10 percent of traffic."),
+        (
+            "The deploy API allows 100 requests per minute.",
+            "The deploy API allows 60 requests per minute.",
+        ),
+        ("The Celery worker concurrency is 8.", "The Celery worker runs with a concurrency of 4."),
+    ],
+)
+def test_a_changed_quantity_contradicts_after_conversion(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.CONTRADICTS
+
+
+def test_facts_are_normalised_to_common_units() -> None:
+    def value(text: str, dim: str) -> tuple[float, ...]:
+        (fact,) = [f for f in analyse(text).facts if f.dim == dim]
+        return fact.value
+
+    assert value("It times out after half a minute.", DURATION) == (30.0,)
+    assert value("It times out after 1h30m.", DURATION) == (5400.0,)
+    assert value("It allows 600 requests per minute.", RATE) == (10.0,)
+    assert value("Files up to 1 GiB.", SIZE) == (1024.0**3, 1024.0**3)
+    assert value("It runs at 2:30pm.", TIME) == (870.0,)
+    assert value("It requires Python >= 3.11.", VERSION) == (3.0, 11.0)
+
+
+# --- ports, versions, times --------------------------------------------------------
+
+
+def test_port_change_contradicts() -> None:
+    assert (
+        relation(
+            "The staging Postgres listens on port 5433.",
+            "The staging Postgres listens on port 5432.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
+def test_host_colon_port_is_read_as_a_port() -> None:
+    assert (
+        relation(
+            "The metrics exporter is served on localhost:9101.",
+            "The metrics exporter listens on port 9100.",
+        )
+        is Relation.CONTRADICTS
+    )
+    assert (
+        relation(
+            "The metrics exporter is served on localhost:9100.",
+            "The metrics exporter listens on port 9100.",
+        )
+        is Relation.DUPLICATE
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("CI requires Python 3.12.", "CI requires Python 3.11.", Relation.CONTRADICTS),
+        (
+            "The CI image needs Python 3.11 or newer.",
+            "CI requires Python >= 3.11.",
+            Relation.DUPLICATE,
+        ),
+        ("The deploy CLI needs v2.4.0.", "The deploy CLI needs v2.3.1.", Relation.CONTRADICTS),
+        (
+            "The app is pinned to Gradle 8.5.",
+            "The app is pinned to Gradle 8.5.0.",
+            Relation.DUPLICATE,
+        ),
+        (
+            "Use Node 18 for the frontend build.",
+            "The frontend build needs Node 20.",
+            Relation.CONTRADICTS,
+        ),
+    ],
+)
+def test_versions_are_compared_as_versions(content: str, other: str, expected: Relation) -> None:
+    assert relation(content, other) is expected
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "The export job runs at 2am UTC.",
+        "The export job runs at 2 a.m. UTC.",
+        "The export job runs at 03:00 CET.",
+        "The export job runs at 02:00 GMT.",
+    ],
+)
+def test_times_of_day_in_other_formats_are_a_duplicate(other: str) -> None:
+    assert relation("The export job runs at 02:00 UTC.", other) is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "The export job runs at 03:00 UTC.",
+        "The export job runs at 2pm UTC.",
+        "The export job runs at 02:30 UTC.",
+    ],
+)
+def test_a_different_time_of_day_contradicts(other: str) -> None:
+    assert relation("The export job runs at 02:00 UTC.", other) is Relation.CONTRADICTS
+
+
+def test_a_cron_expression_is_read_as_a_schedule() -> None:
+    cron = "Cleanup job schedule: `0 3 * * *`."
+    assert relation("The cleanup job runs every day at 03:00.", cron) is Relation.DUPLICATE
+    assert relation("The cleanup job runs every day at 04:00.", cron) is Relation.CONTRADICTS
+
+
+def test_a_different_weekday_contradicts() -> None:
+    assert (
+        relation(
+            "Production deploys are frozen on Fridays.",
+            "The production deploy freeze is on Thursdays.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
+# --- negation, antonyms, order ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "The X-Batch header is required by the deploy API.",
+            "The X-Batch header is not required by the deploy API.",
+        ),
+        (
+            "The deploy API requires the X-Batch header.",
+            "The deploy API no longer requires the X-Batch header.",
+        ),
+        (
+            "The schema migration job can run during business hours.",
+            "Never run the schema migration job during business hours.",
+        ),
+        ("The build pipeline supports Node 16.", "Node 16 is deprecated in the build pipeline."),
+        (
+            "Feature flags are cached by the edge proxy.",
+            "Feature flags aren't cached by the edge proxy.",
+        ),
+    ],
+)
+def test_negation_contradicts(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "Debug logging is enabled on production API servers.",
+            "Debug logging is disabled on production API servers.",
+        ),
+        ("Force pushes to main are allowed.", "Force pushes to main are forbidden."),
+        (
+            "Set ALLOW_INSECURE=false in the staging env file.",
+            "ALLOW_INSECURE must be true in the staging env file.",
+        ),
+        (
+            "Responses from the pricing API must be cached.",
+            "You must not cache responses from the pricing API.",
+        ),
+        ("The frontend build passes with Node 20.", "The frontend build fails on Node 20."),
+        ("The artifacts bucket is public.", "The artifacts bucket is private."),
+        (
+            "The --region flag is optional for the deploy CLI.",
+            "The deploy CLI requires the --region flag.",
+        ),
+    ],
+)
+def test_antonyms_contradict(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "Signing commits is optional in the infra repo.",
+            "Commit signing is not required for the infra repository.",
+        ),
+        ("Debug logging is turned off in production.", "Production has debug logging disabled."),
+        ("Do not run terraform apply from a laptop.", "Never run terraform apply from a laptop."),
+        (
+            "Use `npm ci` instead of `npm install` in CI.",
+            "CI should run `npm ci`, not `npm install`.",
+        ),
+    ],
+)
+def test_the_same_polarity_in_other_words_is_a_duplicate(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.DUPLICATE
+
+
+def test_a_reversed_order_contradicts() -> None:
+    assert (
+        relation(
+            "Deploy the web service before running database migrations.",
+            "Run database migrations before deploying the web service.",
+        )
+        is Relation.CONTRADICTS
+    )
+    drain_first = "Drain the node first, then cordon it."
+    assert relation(drain_first, "Cordon the node before draining it.") is Relation.CONTRADICTS
+
+
+def test_before_and_after_phrasings_of_one_order_are_a_duplicate() -> None:
+    assert (
+        relation(
+            "Run database migrations before deploying the web service.",
+            "Deploy the web service only after the database migrations have run.",
+        )
+        is Relation.DUPLICATE
+    )
+    assert (
+        relation(
+            "Run database migrations before deploying the web service.",
+            "Before deploying the web service, run database migrations.",
+        )
+        is Relation.DUPLICATE
+    )
+
+
+# --- subjects --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        ("The billing DB listens on port 5432.", "The staging DB listens on port 5432."),
+        ("The import job runs at 02:00 UTC.", "The export job runs at 02:00 UTC."),
+        (
+            "The metrics API answers 429 unless X-Batch: true is sent.",
+            "The deploy API answers 429 unless X-Batch: true is sent.",
+        ),
+        ("The backend build requires Node 20.", "The frontend build requires Node 20."),
+        (
+            "Write timeouts on the search cluster are 5 seconds.",
+            "Read timeouts on the search cluster are 5 seconds.",
+        ),
+        ("The minimum pool size is 20.", "The maximum pool size is 20."),
+    ],
+)
+def test_same_words_different_service_is_novel(content: str, other: str) -> None:
+    assert relation(content, other, similarity=0.97) is Relation.NOVEL
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "Redis on cache-1.internal listens on port 6379.",
+            "Redis on cache-2.internal listens on port 6379.",
+        ),
+        (
+            "The staging Kafka cluster keeps messages for 7 days.",
+            "The staging RabbitMQ keeps messages for 7 days.",
+        ),
+        ("`make lint` needs Docker running.", "`make test` needs Docker running."),
+        ("Windows runners take 10 minutes to boot.", "Linux runners take 10 minutes to boot."),
+        (
+            "Service number 1 of the fleet listens on port 6001.",
+            "Service number 2 of the fleet listens on port 6002.",
+        ),
+    ],
+)
+def test_different_named_things_are_novel(content: str, other: str) -> None:
+    assert relation(content, other, similarity=0.97) is Relation.NOVEL
+
+
+def test_a_name_after_the_noun_is_part_of_the_subject() -> None:
+    assert (
+        relation(
+            "Service billing of tribe 0 listens on port 5000.",
+            "Service search of tribe 0 listens on port 5001.",
+        )
+        is Relation.NOVEL
+    )
+    assert (
+        relation(
+            "Service billing of tribe 0 listens on port 5005.",
+            "Service billing of tribe 0 listens on port 5000.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
+def test_a_different_environment_is_novel_even_with_opposite_polarity() -> None:
+    assert (
+        relation(
+            "Debug logging is enabled on the staging API servers.",
+            "Debug logging is disabled on the production API servers.",
+        )
+        is Relation.NOVEL
+    )
+
+
+def test_the_situation_tells_subjects_apart() -> None:
+    lesson = "Builds need the --privileged flag."
+    other = cand(lesson, 0.8, situation="running Docker-in-Docker on GitHub Actions")
+    assert (
+        judge(lesson, other, situation="running Docker-in-Docker on GitLab CI").relation
+        is Relation.NOVEL
+    )
+    assert (
+        judge(lesson, other, situation="Docker-in-Docker on GitHub Actions").relation
+        is Relation.DUPLICATE
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "The deploy API timeout is 100 seconds.",
+            "The deploy API rate limit is 100 requests per minute.",
+        ),
+        (
+            "The export job writes its output to the s3://exports-prod bucket.",
+            "The export job runs at 02:00 UTC.",
+        ),
+        ("The search indexer runs at 03:00 UTC.", "The search indexer takes 40 minutes to run."),
+        (
+            "The API gateway strips the X-Forwarded-For header.",
+            "The API gateway adds the X-Request-Id header.",
+        ),
+        (
+            "The deploy API answers 503 while the release queue is full.",
+            "The deploy API answers 429 unless the X-Batch: true header is sent.",
+        ),
+    ],
+)
+def test_another_fact_about_the_same_subject_is_novel(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.NOVEL
+
+
+def test_another_value_of_a_one_valued_setting_contradicts() -> None:
+    assert (
+        relation(
+            "The Redis cache evicts keys with the allkeys-lru policy.",
+            "The Redis cache uses the volatile-lru eviction policy.",
+        )
+        is Relation.CONTRADICTS
+    )
+    assert (
+        relation(
+            "The worker reads its settings from /etc/tributary/worker.toml.",
+            "The worker reads its settings from /opt/tributary/worker.toml.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
+# --- several candidates ------------------------------------------------------------------------
+
+
+def test_a_contradiction_is_found_behind_a_closer_lookalike() -> None:
+    lookalike = cand("The export job runs at 04:30 UTC.", 0.80)
+    target = cand("The import job runs at 03:00 UTC.", 0.79)
+    other = cand("The import job writes to the warehouse bucket.", 0.61)
+    verdict = judge("The import job runs at 04:30 UTC.", lookalike, target, other)
+    assert (verdict.relation, verdict.target_id) == (Relation.CONTRADICTS, target.id)
+
+
+def test_a_restatement_is_found_among_lookalikes() -> None:
+    candidates = [
+        cand("The production Postgres database listens on port 5433.", 0.92),
+        cand("Staging's Postgres runs on port 5433.", 0.91),
+        cand("The staging Redis listens on port 6380.", 0.56),
+    ]
+    verdict = judge("The staging Postgres database listens on port 5433.", *candidates)
+    assert (verdict.relation, verdict.target_id) == (Relation.DUPLICATE, candidates[1].id)
+
+
+def test_an_exact_restatement_wins_over_a_contradiction() -> None:
+    contradiction = cand("CDN cache invalidation takes up to 15 minutes.", 0.95)
+    restatement = cand("Invalidating the CDN cache can take as long as five minutes.", 0.90)
+    verdict = judge(
+        "Cache invalidation on the CDN takes up to 5 minutes.", contradiction, restatement
+    )
+    assert (verdict.relation, verdict.target_id) == (Relation.DUPLICATE, restatement.id)
+
+
+def test_only_lookalikes_is_novel() -> None:
+    verdict = judge(
+        "The staging Kafka cluster keeps messages for 7 days.",
+        cand("The production Kafka cluster keeps messages for 3 days.", 0.93),
+        cand("The staging RabbitMQ keeps messages for 7 days.", 0.72),
+    )
+    assert verdict.relation is Relation.NOVEL and verdict.target_id is None
+    assert "different subject" in verdict.rationale
+
+
+# --- robustness -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "...",
+        "`",
+        "=",
+        "port",
+        "12:99 UTC",
+        "v",
+        "99999999999999999999 ms",
+        "漢字 🚀 30 秒",
+        "x" * 3000,
+    ],
+)
+def test_odd_input_gets_a_valid_verdict(text: str) -> None:
+    verdict = judge(text, cand(text, 0.9), cand("The export job runs at 02:00 UTC.", 0.4))
+    assert 0.0 <= verdict.confidence <= 1.0 and verdict.rationale
+    assert (verdict.target_id is None) == (verdict.relation is Relation.NOVEL)
