@@ -109,3 +109,26 @@ def rls_audit(cursor: Any) -> list[str]:
     if bypass:
         problems.append(f"role {rolname} has BYPASSRLS: row level security does not apply")
     return problems
+
+
+class SameTenantForeignKey(migrations.RunSQL):
+    """Migration operation: ``table.column`` may only point at a row of
+    ``ref_table`` in the same tenant — a composite foreign key
+    ``(column, tenant_id) → ref_table (id, tenant_id)``.
+
+    Django's own single-column foreign key stays (and handles deletion);
+    this one only forbids crossing tenants. A NULL ``column`` is not checked
+    (MATCH SIMPLE). ``ref_table`` needs a unique ``(id, tenant_id)``.
+    """
+
+    def __init__(self, table: str, column: str, ref_table: str, **kwargs: Any) -> None:
+        name = f"{table}_{column}_same_tenant"[:63]
+        super().__init__(
+            sql=(
+                f'ALTER TABLE "{table}" ADD CONSTRAINT "{name}" '
+                f'FOREIGN KEY ("{column}", tenant_id) REFERENCES "{ref_table}" (id, tenant_id) '
+                "DEFERRABLE INITIALLY DEFERRED"
+            ),
+            reverse_sql=f'ALTER TABLE "{table}" DROP CONSTRAINT "{name}"',
+            **kwargs,
+        )

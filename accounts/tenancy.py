@@ -26,11 +26,14 @@ insert is refused (fail closed).
 from __future__ import annotations
 
 import logging
+import random
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 
 log = logging.getLogger(__name__)
 
@@ -109,3 +112,70 @@ def key_lookup(prefix: str, *, using: str = "default") -> Iterator[None]:
             yield
         finally:
             _set_local(KEY_PREFIX_SETTING, "", using)
+
+
+SERIALIZATION_SQLSTATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock
+
+
+def is_serialization_failure(exc: BaseException) -> bool:
+    """True for PostgreSQL's 40001 / 40P01, however Django wrapped it."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if getattr(seen, "sqlstate", None) in SERIALIZATION_SQLSTATES:
+            return True
+        seen = seen.__cause__
+    return False
+
+
+# The isolation of every transaction that changes what a concurrent learn
+# may have judged against (see docs/architecture.md, "Why not SERIALIZABLE").
+# Each such transaction writes its scope's version row, so two of them in
+# the same (tenant, kind) can never both commit having read the same version:
+# the second gets 40001 and retries from a fresh snapshot. Snapshot isolation
+# takes no predicate locks, so transactions of different scopes — different
+# tenants above all — never conflict.
+APPLY_ISOLATION = "REPEATABLE READ"
+
+
+@contextmanager
+def apply_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> Iterator[None]:
+    """A snapshot-isolated (REPEATABLE READ) transaction scoped to one tenant.
+
+    Precondition: not inside another transaction (the isolation level must
+    be the transaction's first statement).
+    """
+    connection = connections[using]
+    if connection.in_atomic_block:
+        raise TenancyError("an apply transaction must be the outermost one")
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET TRANSACTION ISOLATION LEVEL {APPLY_ISOLATION}")
+        activate_tenant(tenant_id, using=using)
+        yield
+
+
+T = TypeVar("T")
+
+
+def run_apply_transaction(
+    tenant_id: uuid.UUID | str,
+    operation: Callable[[], T],
+    *,
+    attempts: int = 12,
+    on_retry: Callable[[], None] | None = None,
+) -> T:
+    """Run ``operation`` in an ``apply_transaction``; on 40001/40P01 roll
+    back and run it again (it must re-read what it decides on), after a
+    jittered exponential backoff so contenders spread out instead of
+    colliding again in lockstep."""
+    for attempt in range(1, attempts + 1):
+        try:
+            with apply_transaction(tenant_id):
+                return operation()
+        except DatabaseError as exc:
+            if not is_serialization_failure(exc) or attempt == attempts:
+                raise
+            if on_retry is not None:
+                on_retry()
+        time.sleep(random.uniform(0, min(0.25, 0.004 * 2**attempt)))  # noqa: S311
+    raise AssertionError("unreachable")

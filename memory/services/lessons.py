@@ -1,0 +1,127 @@
+"""Reinforce, retire, forget, and recall bookkeeping."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import connection
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import Role
+from accounts.principal import AgentPrincipal
+from accounts.tenancy import run_apply_transaction, tenant_context
+from config.errors import Conflict, Forbidden, NotFound
+from curation.models import EventKind
+from curation.services import event_record
+from memory.models import Lesson, LessonStatus, Scope
+
+
+def _visible(lesson_id: uuid.UUID) -> Lesson:
+    lesson = Lesson.objects.filter(id=lesson_id).exclude(status=LessonStatus.ERASED).first()
+    if lesson is None:
+        raise NotFound("no such lesson")
+    return lesson
+
+
+def _take_out_of_use(
+    principal: AgentPrincipal,
+    lesson: Lesson,
+    status: LessonStatus,
+    event: EventKind,
+    **fields: object,
+) -> None:
+    """Move a lesson to ``status`` (closing its validity interval if it was
+    active), record the event. An active lesson leaving shrinks its scope's
+    active set: the version is bumped so that a learn which read candidates
+    before now reads them again."""
+    now = timezone.now()
+    was_active = lesson.status == LessonStatus.ACTIVE
+    Lesson.objects.filter(id=lesson.id).update(
+        status=status, deactivated_at=now if was_active else lesson.deactivated_at, **fields
+    )
+    if was_active:
+        Scope.objects.filter(tenant_id=lesson.tenant_id, kind=lesson.kind).update(
+            version=F("version") + 1, active_count=F("active_count") - 1
+        )
+    event_record(
+        tenant_id=principal.tenant_id, kind=event, lesson_id=lesson.id,
+        agent_id=principal.agent_id, previous_status=lesson.status,
+    )  # fmt: skip
+
+
+def lesson_reinforce(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> Lesson:
+    """A usage signal: the lesson helped. Counts and last-useful time only;
+    it never raises corroboration (evidence does, in the provenance issue)."""
+
+    def operation() -> Lesson:
+        lesson = _visible(lesson_id)
+        if lesson.status != LessonStatus.ACTIVE:
+            raise Conflict(f"lesson is {lesson.status}, not active", code="lesson_not_active")
+        Lesson.objects.filter(id=lesson.id).update(
+            reinforcement_count=F("reinforcement_count") + 1, last_useful_at=timezone.now()
+        )
+        event_record(
+            tenant_id=principal.tenant_id, kind=EventKind.REINFORCED, lesson_id=lesson.id,
+            agent_id=principal.agent_id, via="reinforce",
+        )  # fmt: skip
+        lesson.refresh_from_db()
+        return lesson
+
+    return run_apply_transaction(principal.tenant_id, operation)
+
+
+def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str) -> Lesson:
+    """Curator: take a lesson out of use. Status change only; history and
+    time travel keep it."""
+    if principal.role != Role.CURATOR:
+        raise Forbidden("only a curator retires lessons")
+
+    def operation() -> Lesson:
+        lesson = _visible(lesson_id)
+        if lesson.status == LessonStatus.RETIRED:
+            return lesson
+        _take_out_of_use(
+            principal, lesson, LessonStatus.RETIRED, EventKind.RETIRED, retired_reason=reason
+        )
+        lesson.refresh_from_db()
+        return lesson
+
+    return run_apply_transaction(principal.tenant_id, operation)
+
+
+def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> None:
+    """Erase a lesson's content and embedding (its author, or a curator).
+    The row stays as a tombstone so supersede chains hold; an event without
+    content records that it happened."""
+
+    def operation() -> None:
+        lesson = _visible(lesson_id)
+        if lesson.author_id != principal.agent_id and principal.role != Role.CURATOR:
+            raise Forbidden("only the lesson's author or a curator can forget it")
+        _take_out_of_use(
+            principal, lesson, LessonStatus.ERASED, EventKind.FORGOTTEN,
+            content="", situation="", embedding=None, erased_at=timezone.now(),
+        )  # fmt: skip
+
+    run_apply_transaction(principal.tenant_id, operation)
+
+
+def lessons_mark_recalled(*, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID]) -> None:
+    """Recall bookkeeping, off the answer's path (a task) and off the lesson
+    row (a side table), so it never takes part in a learn's conflict."""
+    if not lesson_ids:
+        return
+    with tenant_context(tenant_id), connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO memory_lessonrecallstats
+                (lesson_id, tenant_id, recall_count, last_recalled_at)
+            SELECT l.id, l.tenant_id, 1, now() FROM memory_lesson l
+            WHERE l.id = ANY(%(ids)s) AND l.tenant_id = %(tenant)s
+            ON CONFLICT (lesson_id) DO UPDATE
+               SET recall_count = memory_lessonrecallstats.recall_count + 1,
+                   last_recalled_at = excluded.last_recalled_at
+            """,
+            {"ids": list(lesson_ids), "tenant": tenant_id},
+        )

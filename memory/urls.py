@@ -1,0 +1,17 @@
+from django.urls import path
+
+from memory import api
+
+urlpatterns = [
+    path("learn", api.learn_view, name="learn"),
+    path("learn/<uuid:request_id>", api.LearnRequestApi.as_view(), name="learn-request"),
+    path("recall", api.RecallApi.as_view(), name="recall"),
+    path("lessons/<uuid:lesson_id>", api.LessonApi.as_view(), name="lesson"),
+    path("lessons/<uuid:lesson_id>/history", api.LessonHistoryApi.as_view(), name="lesson-history"),
+    path(
+        "lessons/<uuid:lesson_id>/reinforce",
+        api.LessonReinforceApi.as_view(),
+        name="lesson-reinforce",
+    ),
+    path("lessons/<uuid:lesson_id>/retire", api.LessonRetireApi.as_view(), name="lesson-retire"),
+]

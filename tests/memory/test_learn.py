@@ -1,0 +1,227 @@
+"""The learn pipeline: verdicts, provenance, events, re-validation."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+import pytest
+from django.db import connection
+
+from accounts.models import Role
+from accounts.tenancy import tenant_context
+from curation.models import Event
+from memory import hnsw
+from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
+from memory.judge import Candidate, Verdict, get_judge
+from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
+from memory.services.learn import learn_request_apply, learn_request_process
+from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
+from tests.conftest import learn, learn_now, make_caller, process_pending
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EXPORT_2 = "The nightly export job runs at 02:00 UTC."
+EXPORT_3 = "The nightly export job runs at 03:00 UTC."
+
+
+def test_a_novel_lesson_is_inserted_with_its_belief_and_first_hand_root():
+    alice = make_caller("acme", "alice")
+    request = learn_now(alice, EXPORT_2, situation="scheduling exports")
+    assert (request.status, request.outcome) == (RequestStatus.APPLIED, Outcome.INSERTED)
+    with tenant_context(alice.agent.tenant_id):
+        lesson = Lesson.objects.get(id=request.lesson_id)
+        assert lesson.status == LessonStatus.ACTIVE and lesson.activated_at is not None
+        assert lesson.embedding is not None and len(lesson.embedding) == 384
+        belief = Belief.objects.get(id=request.belief_id)
+        assert belief.agent_id == alice.agent.id
+        root = Edge.objects.get(belief=belief, kind=EdgeKind.DERIVED_FROM)
+        observation = Observation.objects.get(id=root.to_observation_id)
+        assert observation.source_type == SourceType.FIRST_HAND
+        assert observation.content == "scheduling exports"
+        assert Edge.objects.filter(belief=belief, kind=EdgeKind.SUPPORTS, to_lesson=lesson).exists()
+        assert Scope.objects.get(kind="lesson").active_count == 1
+        assert request.timings["embed"] >= 0 and request.attempts == 1
+
+
+def test_a_restatement_reinforces_the_existing_lesson():
+    alice = make_caller("acme", "alice")
+    bob = make_caller("acme", "bob")
+    first = learn_now(alice, EXPORT_2)
+    again = learn_now(bob, "Nightly export job: runs at 2am UTC.")
+    assert again.outcome == Outcome.REINFORCED
+    assert again.lesson_id == first.lesson_id == again.target_lesson_id
+    with tenant_context(alice.agent.tenant_id):
+        assert Lesson.objects.count() == 1
+        lesson = Lesson.objects.get()
+        assert lesson.reinforcement_count == 1 and lesson.last_useful_at is not None
+        supporters = Edge.objects.filter(to_lesson=lesson, kind=EdgeKind.SUPPORTS)
+        assert {e.belief.agent_id for e in supporters} == {alice.agent.id, bob.agent.id}
+
+
+def test_the_same_author_contradicting_supersedes_with_a_chain():
+    alice = make_caller("acme", "alice")
+    old = learn_now(alice, EXPORT_2)
+    new = learn_now(alice, EXPORT_3)
+    assert new.outcome == Outcome.SUPERSEDED and new.target_lesson_id == old.lesson_id
+    with tenant_context(alice.agent.tenant_id):
+        previous = Lesson.objects.get(id=old.lesson_id)
+        current = Lesson.objects.get(id=new.lesson_id)
+        assert previous.status == LessonStatus.SUPERSEDED
+        assert previous.superseded_by_id == current.id
+        assert previous.deactivated_at == current.activated_at
+        assert current.status == LessonStatus.ACTIVE
+        assert Edge.objects.filter(
+            belief_id=new.belief_id, kind=EdgeKind.CONTRADICTS, to_lesson=previous
+        ).exists()
+        assert Scope.objects.get(kind="lesson").active_count == 1
+
+
+def test_another_agents_contradiction_is_disputed_and_the_old_lesson_stays_active():
+    alice = make_caller("acme", "alice")
+    bob = make_caller("acme", "bob")
+    old = learn_now(alice, EXPORT_2)
+    new = learn_now(bob, EXPORT_3)
+    assert new.outcome == Outcome.DISPUTED and new.target_lesson_id == old.lesson_id
+    with tenant_context(alice.agent.tenant_id):
+        assert Lesson.objects.get(id=old.lesson_id).status == LessonStatus.ACTIVE
+        disputed = Lesson.objects.get(id=new.lesson_id)
+        assert disputed.status == LessonStatus.DISPUTED and disputed.activated_at is None
+
+
+def test_a_curator_contradicting_another_agent_supersedes():
+    alice = make_caller("acme", "alice")
+    carol = make_caller("acme", "carol", Role.CURATOR)
+    old = learn_now(alice, EXPORT_2)
+    new = learn_now(carol, EXPORT_3)
+    assert new.outcome == Outcome.SUPERSEDED
+    with tenant_context(alice.agent.tenant_id):
+        assert Lesson.objects.get(id=old.lesson_id).superseded_by_id == new.lesson_id
+
+
+def test_the_same_idempotency_key_gives_the_same_request_and_one_lesson():
+    alice = make_caller("acme", "alice")
+    first = learn(alice, EXPORT_2, idempotency_key="job-42")
+    second = learn(alice, EXPORT_2, idempotency_key="job-42")
+    assert first.id == second.id
+    process_pending(alice.agent.tenant_id)
+    with tenant_context(alice.agent.tenant_id):
+        assert LearnRequest.objects.count() == 1
+        assert Belief.objects.count() == 1
+        assert Lesson.objects.count() == 1
+
+
+def test_processing_a_request_twice_applies_it_once():
+    alice = make_caller("acme", "alice")
+    request = learn(alice, EXPORT_2)
+    tenant = alice.agent.tenant_id
+    assert learn_request_process(tenant_id=tenant, request_id=request.id) == 1
+    assert learn_request_process(tenant_id=tenant, request_id=request.id) == 0
+    # Even bypassing the claim, the apply transaction refuses a second time.
+    [vector] = embed([lesson_text(request.content, request.situation)])
+    assert not learn_request_apply(
+        tenant_id=tenant, request=request, vector=vector, judge=get_judge()
+    )
+    with tenant_context(tenant):
+        assert Lesson.objects.count() == 1
+        assert Event.objects.filter(learn_request_id=request.id).count() == 1
+
+
+class MovingJudge:
+    """Judges for real, but the first time it is asked, another learn lands
+    in the same scope between the judge and the transaction."""
+
+    name = "moving"
+
+    def __init__(self, interloper: object) -> None:
+        self.calls: list[list[uuid.UUID]] = []
+        self.interloper = interloper
+        self.interloper_request: LearnRequest | None = None
+
+    def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
+        self.calls.append([c.id for c in candidates])
+        verdict = get_judge().classify(content=content, situation=situation, candidates=candidates)
+        if len(self.calls) == 1:
+            other = learn(self.interloper, EXPORT_2)  # type: ignore[arg-type]
+            learn_request_process(tenant_id=other.tenant_id, request_id=other.id)
+            self.interloper_request = other
+        return verdict
+
+
+def test_a_candidate_set_that_moves_between_judge_and_apply_is_judged_again(settings):
+    settings.TRIBUTARY_LEARN_BATCH = 1  # the interloper's worker takes only its own
+    alice = make_caller("acme", "alice")
+    request = learn(alice, "The nightly export job runs at 02:00 UTC, every day.")
+    judge = MovingJudge(alice)
+    [vector] = embed([lesson_text(request.content, request.situation)])
+    assert learn_request_apply(
+        tenant_id=alice.agent.tenant_id, request=request, vector=vector, judge=judge
+    )
+    assert judge.interloper_request is not None
+    with tenant_context(alice.agent.tenant_id):
+        request.refresh_from_db()
+        judge.interloper_request.refresh_from_db()
+        interloper = Lesson.objects.get(id=judge.interloper_request.lesson_id)
+        assert Lesson.objects.count() == 1
+    # First judgement saw no candidates (it would have inserted a second
+    # active copy); the re-judgement saw the interloper and merged into it.
+    assert judge.calls[0] == [] and judge.calls[1] == [interloper.id]
+    assert request.revalidations == 1
+    assert request.outcome == Outcome.REINFORCED and request.lesson_id == interloper.id
+
+
+def test_every_state_change_writes_an_event_without_content():
+    alice = make_caller("acme", "alice")
+    bob = make_caller("acme", "bob")
+    learn_now(alice, EXPORT_2)
+    learn_now(bob, "Nightly export job: runs at 2am UTC.")
+    learn_now(alice, EXPORT_3)
+    with tenant_context(alice.agent.tenant_id):
+        kinds = list(Event.objects.order_by("id").values_list("kind", flat=True))
+        assert kinds == ["learned", "reinforced", "superseded"]
+        for data in Event.objects.values_list("data", flat=True):
+            assert "export" not in str(data).lower()
+
+
+def test_a_model_of_the_wrong_dimension_is_refused_and_nothing_is_written():
+    alice = make_caller("acme", "alice")
+    with pytest.raises(EmbeddingError, match="384"):
+        embed(["anything"], provider=HashEmbedder(dimensions=10))
+    request = learn(alice, EXPORT_2)
+    with pytest.raises(EmbeddingError):
+        learn_request_process(
+            tenant_id=alice.agent.tenant_id,
+            request_id=request.id,
+            provider=HashEmbedder(dimensions=10),
+        )
+    with tenant_context(alice.agent.tenant_id):
+        request.refresh_from_db()
+        assert request.status == RequestStatus.PENDING and request.lease_until is None
+        assert Lesson.objects.count() == 0
+    # With the right model it goes through.
+    assert process_pending(alice.agent.tenant_id) == 1
+
+
+def test_the_full_text_index_exists_and_hnsw_exactly_where_it_can_run():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_lesson' ORDER BY indexname"
+        )
+        definitions = " ".join(row[0] for row in cursor.fetchall())
+    assert "USING gin (search)" in definitions
+    wanted, _ = hnsw.hnsw_wanted()
+    assert ("USING hnsw (embedding halfvec_cosine_ops)" in definitions) == wanted
+    assert hnsw.index_exists() == wanted
+
+
+def test_hnsw_needs_avx512_for_the_embedded_server(tmp_path, settings):
+    without = tmp_path / "cpuinfo-amd"
+    without.write_text("processor: 0\nflags\t: fpu sse4_2 avx avx2 fma f16c\n")
+    with_avx512 = tmp_path / "cpuinfo-intel"
+    with_avx512.write_text("flags\t: avx avx2 avx512f avx512bw avx512dq avx512vl\n")
+    assert not hnsw.cpu_has_avx512(without)
+    assert hnsw.cpu_has_avx512(with_avx512)
+    settings.TRIBUTARY_HNSW = "off"
+    assert hnsw.hnsw_wanted()[0] is False
+    settings.TRIBUTARY_HNSW = "on"
+    assert hnsw.hnsw_wanted()[0] is True
