@@ -30,6 +30,9 @@ def _start_embedded_redis(**_: Any) -> None:
 def _load_embedding_model(**_: Any) -> None:
     # In each pool process, after the fork (torch and fork do not mix): load
     # the model once and check its dimension against the column at start-up.
-    from memory.embeddings import get_provider
+    from django.db import connection
 
-    get_provider()
+    from memory.embeddings import check_column
+
+    check_column()  # loads the model, compares it with the database column
+    connection.close()  # tasks open their own; hold no idle connection meanwhile

@@ -132,14 +132,27 @@ else:
         "OPTIONS": {},
         "TRIBUTARY_EMBEDDED": True,
     }
+_pool_size = env_int(
+    "TRIBUTARY_DB_POOL_SIZE",
+    10,
+    "Database connections each process keeps in its pool (psycopg_pool); 0 turns pooling "
+    "off (a connection per request).",
+    minimum=0,
+)
+if _pool_size:
+    # Under ASGI every request runs its sync code in a thread of its own, so
+    # per-thread persistent connections would pile up: pool them instead.
+    _database["OPTIONS"] = {
+        **_database["OPTIONS"],
+        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": 30},
+    }
 _database.update(
     {
         # Every request runs in one transaction: the tenant is set with
-        # SET LOCAL inside it (accounts.tenancy) and vanishes at its end.
+        # SET LOCAL inside it (accounts.tenancy) and vanishes at its end, so
+        # a pooled connection never carries it on.
         "ATOMIC_REQUESTS": True,
-        "CONN_MAX_AGE": env_int(
-            "TRIBUTARY_DB_CONN_MAX_AGE", 60, "Seconds a database connection is reused.", minimum=0
-        ),
+        "CONN_MAX_AGE": 0,
         "CONN_HEALTH_CHECKS": True,
     }
 )

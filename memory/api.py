@@ -97,12 +97,14 @@ class LessonOut(serializers.Serializer):
         return serializers.DateTimeField().to_representation(stats.last_recalled_at)
 
 
-def lessons_out(lessons: list[Lesson]) -> list[dict[str, Any]]:
-    """Serialize lessons with their provenance summaries and recall stats
-    (two queries for the whole list)."""
+def lessons_out(
+    lessons: list[Lesson], summaries: dict[uuid.UUID, ProvenanceSummary] | None = None
+) -> list[dict[str, Any]]:
+    """Serialize lessons with their provenance summaries (computed here
+    unless given) and recall stats: two queries for the whole list."""
     ids = [lesson.id for lesson in lessons]
     context = {
-        "summaries": provenance_summaries(ids),
+        "summaries": provenance_summaries(ids) if summaries is None else summaries,
         "stats": LessonRecallStats.objects.in_bulk(ids),
     }
     return [dict(LessonOut(lesson, context=context).data) for lesson in lessons]
@@ -275,7 +277,9 @@ class RecallApi(APIView):
             min_independent_sources=data["min_independent_sources"],
             as_of=data.get("as_of"),
         )
-        lessons = lessons_out([hit.lesson for hit in hits])
+        lessons = lessons_out(
+            [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}
+        )
         ids = [str(hit.lesson.id) for hit in hits]
         if ids and "as_of" not in data:
             _schedule_recall_bookkeeping(str(principal.tenant_id), ids)

@@ -131,6 +131,27 @@ def check_dimensions(dimensions: int, source: str) -> None:
         )
 
 
+def check_column(dimensions: int | None = None) -> None:
+    """The database column must hold what the model produces (``dimensions``;
+    by default the loaded model's): checked at start-up — by ``up`` against
+    the code's dimension, by each worker process against its model — before
+    anything is written."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT atttypmod FROM pg_attribute "
+            "WHERE attrelid = 'memory_lesson'::regclass AND attname = 'embedding'"
+        )
+        row = cursor.fetchone()
+    expected = get_provider().dimensions if dimensions is None else dimensions
+    if row is None or row[0] != expected:
+        raise EmbeddingError(
+            f"memory_lesson.embedding holds {row[0] if row else '?'} dimensions; the model "
+            f"produces {expected}"
+        )
+
+
 def embed(texts: Sequence[str], provider: EmbeddingProvider | None = None) -> list[Vector]:
     """Encode a batch; every vector is checked before anyone can store it."""
     provider = provider or get_provider()

@@ -54,6 +54,13 @@ class Scope(models.Model):
         return f"{self.kind} v{self.version}"
 
 
+class LessonManager(models.Manager["Lesson"]):
+    def get_queryset(self) -> models.QuerySet[Lesson]:
+        # 384 numbers parsed per row are the costliest part of loading a
+        # lesson, and almost nothing reads them back (searches run in SQL).
+        return super().get_queryset().defer("embedding")
+
+
 class Lesson(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
@@ -80,6 +87,8 @@ class Lesson(models.Model):
     )
     retired_reason = models.CharField(max_length=500, blank=True)
     erased_at = models.DateTimeField(null=True, blank=True)
+
+    objects = LessonManager()
 
     class Meta:
         indexes = [

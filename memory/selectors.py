@@ -15,7 +15,7 @@ lessons).
 
 from __future__ import annotations
 
-import math
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +29,7 @@ from config.errors import NotFound
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
-from memory.models import Kind, Lesson, LessonStatus, Scope
+from memory.models import Kind, Lesson, LessonStatus
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
@@ -41,10 +41,14 @@ def _vector_literal(vector: Vector) -> str:
 
 
 def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
-    total = Scope.objects.filter(tenant_id=tenant_id, kind__in=list(kinds)).values_list(
-        "active_count", flat=True
-    )
-    return int(sum(total))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(active_count), 0) FROM memory_scope "
+            "WHERE tenant_id = %s AND kind = ANY(%s)",
+            [tenant_id, list(kinds)],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 def _exact_neighbours(
@@ -145,13 +149,28 @@ def lesson_candidates(
     ]
 
 
+# A query token that looks like an identifier: it has a digit, an inner
+# - _ . / or :, or a capital after its first letter (X-Batch, E4021,
+# 0x80070057, cache.ttl, KAFKA_SASL_MECH, HTTP). Plain words are the vector
+# leg's business; identifiers are what embeddings blur.
+_TOKEN = re.compile(r"[\w][\w.\-/:]*[\w]|\w")
+_IDENTIFIER = re.compile(r"\d|\w[-_./:]\w|^.+[A-Z]")
+
+
+def identifier_terms(query: str) -> list[str]:
+    return [t for t in _TOKEN.findall(query) if _IDENTIFIER.search(t)][:16]
+
+
 def _text_matches(
     tenant_id: uuid.UUID, kinds: Sequence[str], query: str, limit: int, as_of: datetime | None
 ) -> list[tuple[uuid.UUID, float]]:
-    """Full-text leg: lessons sharing the query's *rare* terms, ranked by
-    the sum of matched terms' inverse document frequency within the tenant.
-    Common words are left to the vector leg; this leg exists for exact
-    identifiers (X-Batch, E4021, a config key) that embeddings blur."""
+    """Full-text leg: lessons containing the query's rare identifiers,
+    ranked by the sum of matched terms' inverse document frequency within
+    the tenant (terms in ``TERM_DF_CAP`` lessons or more are too common to
+    help and are dropped)."""
+    terms = identifier_terms(query)
+    if not terms:
+        return []
     params: dict[str, Any] = {}
     if as_of is None:
         window = "status = 'active'"
@@ -162,41 +181,47 @@ def _text_matches(
         )
         params = {"as_of": as_of}
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
-    args = {"tenant": tenant_id, "kinds": list(kinds), "query": query, "cap": TERM_DF_CAP,
-            **params}  # fmt: skip
+    args = {"tenant": tenant_id, "kinds": list(kinds), "cap": TERM_DF_CAP, **params}
     with connection.cursor() as cursor:
+        # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
+        # keep only the compound ones.
         cursor.execute(
-            f"""
-            SELECT lex, (SELECT count(*) FROM (
-                SELECT 1 FROM memory_lesson
-                WHERE {base} AND search @@ quote_literal(lex)::tsquery LIMIT %(cap)s) s)
-            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) lex
-            """,  # noqa: S608 (base is built from constants)
-            args,
+            "SELECT tsvector_to_array(to_tsvector('english'::regconfig, t)) "
+            "FROM unnest(%s::text[]) t",
+            [terms],
         )
-        frequencies = {lex: int(df) for lex, df in cursor.fetchall() if df}
-        rare = [lex for lex, df in frequencies.items() if df < TERM_DF_CAP]
-        if not rare:
+        lexemes: list[str] = []
+        for (parts,) in cursor.fetchall():
+            compound = [p for p in parts if not p.isalpha()]
+            lexemes.extend(compound or parts)
+        lexemes = sorted(set(lexemes))
+        if not lexemes:
             return []
-        total = max(len(frequencies), 1) + TERM_DF_CAP
-        weights = {lex: math.log(1 + total / (1 + df)) for lex, df in frequencies.items()}
+        # One pass over the tenant's rows. (Row-level security keeps the
+        # planner from using the GIN index here: @@ is not leakproof, so it
+        # may not run before the policy. The (tenant, …) B-tree bounds the
+        # scan to this tenant instead.)
         cursor.execute(
             f"""
-            WITH terms(lex, weight) AS (
-                SELECT * FROM unnest(%(lexes)s::text[], %(weights)s::float8[]))
-            SELECT m.id, sum(t.weight) AS score
-            FROM memory_lesson m
-            JOIN terms t ON m.search @@ quote_literal(t.lex)::tsquery
-            WHERE {base.replace("tenant_id", "m.tenant_id")}
-              AND m.search @@ (SELECT string_agg(quote_literal(r), ' | ')::tsquery
-                               FROM unnest(%(rare)s::text[]) r)
-            GROUP BY m.id
-            ORDER BY score DESC, m.id
+            WITH terms(lex) AS (SELECT unnest(%(lexemes)s::text[])),
+            hits AS (
+                SELECT m.id, t.lex
+                FROM memory_lesson m
+                JOIN terms t ON m.search @@ quote_literal(t.lex)::tsquery
+                WHERE {base.replace("tenant_id", "m.tenant_id")}
+                  AND m.search @@ (SELECT string_agg(quote_literal(r), ' | ')::tsquery
+                                   FROM unnest(%(lexemes)s::text[]) r)
+            ),
+            frequency AS (SELECT lex, count(*) AS df FROM hits GROUP BY lex)
+            SELECT h.id, sum(ln(1 + %(cap)s::float8 / f.df)) AS score
+            FROM hits h JOIN frequency f USING (lex)
+            WHERE f.df < %(cap)s
+            GROUP BY h.id
+            ORDER BY score DESC, h.id
             LIMIT %(limit)s
             """,  # noqa: S608 (base is built from constants)
-            {**args, "lexes": list(weights), "weights": list(weights.values()),
-             "rare": rare, "limit": limit},
-        )  # fmt: skip
+            {**args, "lexemes": lexemes, "limit": limit},
+        )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
@@ -236,25 +261,27 @@ def lesson_recall(
         scores,
         key=lambda i: (-scores[i], -text_scores.get(i, 0.0), distances.get(i, 2.0), str(i)),
     )
-    lessons = Lesson.objects.select_related("author").in_bulk(ordered)
-    summaries = provenance_summaries(ordered)
-    hits = []
-    for lesson_id in ordered:
-        summary = summaries.get(lesson_id, ProvenanceSummary())
-        if summary.independent_sources < min_independent_sources or lesson_id not in lessons:
-            continue
-        distance = distances.get(lesson_id)
-        hits.append(
-            RecallHit(
-                lesson=lessons[lesson_id],
-                score=round(scores[lesson_id], 6),
-                similarity=None if distance is None else round(1.0 - distance, 6),
-                provenance=summary,
-            )
+    if min_independent_sources:
+        summaries = provenance_summaries(ordered)
+        ordered = [
+            i
+            for i in ordered
+            if summaries.get(i, ProvenanceSummary()).independent_sources >= min_independent_sources
+        ]
+    top = ordered[:k]
+    if not min_independent_sources:
+        summaries = provenance_summaries(top)
+    lessons = Lesson.objects.select_related("author").in_bulk(top)
+    return [
+        RecallHit(
+            lesson=lessons[i],
+            score=round(scores[i], 6),
+            similarity=None if i not in distances else round(1.0 - distances[i], 6),
+            provenance=summaries.get(i, ProvenanceSummary()),
         )
-        if len(hits) == k:
-            break
-    return hits
+        for i in top
+        if i in lessons
+    ]
 
 
 def lesson_get(*, lesson_id: uuid.UUID) -> Lesson:

@@ -11,7 +11,7 @@ from django.db import connection
 from accounts.models import Role
 from accounts.tenancy import tenant_context
 from curation.models import Event
-from memory import hnsw
+from memory import embeddings, hnsw
 from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
 from memory.judge import Candidate, Verdict, get_judge
 from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
@@ -225,3 +225,10 @@ def test_hnsw_needs_avx512_for_the_embedded_server(tmp_path, settings):
     assert hnsw.hnsw_wanted()[0] is False
     settings.TRIBUTARY_HNSW = "on"
     assert hnsw.hnsw_wanted()[0] is True
+
+
+def test_start_up_compares_the_model_with_the_database_column(monkeypatch):
+    embeddings.check_column()  # the real model and the migrated column agree
+    monkeypatch.setattr(embeddings, "get_provider", lambda: HashEmbedder(dimensions=512))
+    with pytest.raises(EmbeddingError, match="512"):
+        embeddings.check_column()

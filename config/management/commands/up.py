@@ -29,6 +29,8 @@ from django.db import connection, connections
 
 from accounts.rls import rls_audit
 from config.embedded import UP_LOCK_NAME, EmbeddedPostgres, EmbeddedRedis, claim_for_up
+from memory.embeddings import check_column
+from memory.models import EMBEDDING_DIMENSIONS
 
 STOP_TIMEOUT = 20.0
 PR_SET_PDEATHSIG = 1
@@ -116,6 +118,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         with connection.cursor() as cursor:
             problems = rls_audit(cursor)
+        check_column(EMBEDDING_DIMENSIONS)  # the children check their model against it
         connections.close_all()
         if problems:
             raise CommandError(
