@@ -227,6 +227,12 @@ TRIBUTARY_LEARN_LEASE_SECONDS = env_int(
     "re-enqueued.",
     minimum=1,
 )
+TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
+    "TRIBUTARY_LEARN_SINGLE_FLIGHT",
+    True,
+    "One worker at a time processes a tenant's learn requests (others serve other tenants); "
+    "off, workers race and the apply transaction's version check resolves it.",
+)
 TRIBUTARY_LEARN_BATCH = env_int(
     "TRIBUTARY_LEARN_BATCH",
     16,

@@ -29,7 +29,7 @@ from enum import Enum
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent, Role
@@ -182,14 +182,67 @@ def learn_request_process(
     judge: Judge | None = None,
     provider: EmbeddingProvider | None = None,
 ) -> int:
-    """Process ``request_id`` and whatever else of its tenant is pending, in
-    one embedding batch. Returns how many requests this call applied.
+    """Process ``request_id`` and whatever else of its tenant is pending.
+    Returns how many requests this call applied.
+
+    Single flight (``TRIBUTARY_LEARN_SINGLE_FLIGHT``, on by default): one
+    worker at a time works through a tenant's pending requests, batch after
+    batch, under a session advisory lock; a task that finds the lock taken
+    leaves its request to the holder. Learns of one tenant then never
+    contend with each other (no retries, no re-judging), and other workers
+    serve other tenants. Off, every task applies its own batch and the apply
+    transaction's version check sorts out the races.
 
     Precondition: outside any transaction (each step opens its own).
     """
+    if not settings.TRIBUTARY_LEARN_SINGLE_FLIGHT:
+        return _process_batch(tenant_id, request_id, judge, provider) or 0
+    key = _flight_key(tenant_id)
+    applied = 0
+    while _advisory(f"pg_try_advisory_lock({key})"):
+        try:
+            while (done := _process_batch(tenant_id, request_id, judge, provider)) is not None:
+                applied += done
+        finally:
+            _advisory(f"pg_advisory_unlock({key})")
+        # A request whose task found the lock taken just before we let go
+        # would wait for the periodic re-enqueue: look once more.
+        with tenant_context(tenant_id):
+            if not _pending(tenant_id).exists():
+                break
+    return applied
+
+
+def _flight_key(tenant_id: uuid.UUID) -> int:
+    # A signed 64-bit advisory-lock key per tenant ("learn" namespace).
+    return int.from_bytes(uuid.uuid5(tenant_id, "learn").bytes[:8], "big", signed=True)
+
+
+def _advisory(call: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {call}")
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _pending(tenant_id: uuid.UUID) -> QuerySet[LearnRequest]:
+    return LearnRequest.objects.filter(
+        Q(lease_until__isnull=True) | Q(lease_until__lt=timezone.now()),
+        tenant_id=tenant_id,
+        status=RequestStatus.PENDING,
+    )
+
+
+def _process_batch(
+    tenant_id: uuid.UUID,
+    request_id: uuid.UUID,
+    judge: Judge | None,
+    provider: EmbeddingProvider | None,
+) -> int | None:
+    """Claim, embed and apply one batch; None when there was nothing to claim."""
     claimed = _claim(tenant_id, request_id)
     if not claimed:
-        return 0
+        return None
     judge = judge or get_judge()
     started = time.perf_counter()
     try:

@@ -22,7 +22,14 @@ PROCESSES = 8
 @pytest.fixture
 def agents() -> Iterator[tuple[Pool, Any]]:
     context = multiprocessing.get_context("spawn")
-    env = {"DATABASE_URL": database_url_for_tests(), "TRIBUTARY_LEARN_BATCH": "1"}
+    # Single flight off and one request per claim: every process applies its
+    # own request at the same instant, so the conflict machinery itself
+    # (version check, 40001 retry, re-judging) is what is under test.
+    env = {
+        "DATABASE_URL": database_url_for_tests(),
+        "TRIBUTARY_LEARN_BATCH": "1",
+        "TRIBUTARY_LEARN_SINGLE_FLIGHT": "false",
+    }
     with (
         context.Manager() as manager,
         context.Pool(PROCESSES, initializer=concurrent_agents.init, initargs=(env,)) as pool,

@@ -15,6 +15,7 @@ from memory import embeddings, hnsw
 from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
 from memory.judge import Candidate, Verdict, get_judge
 from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
+from memory.services import learn as learn_service
 from memory.services.learn import learn_request_apply, learn_request_process
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
 from tests.conftest import learn, learn_now, make_caller, process_pending
@@ -149,7 +150,10 @@ class MovingJudge:
 
 
 def test_a_candidate_set_that_moves_between_judge_and_apply_is_judged_again(settings):
-    settings.TRIBUTARY_LEARN_BATCH = 1  # the interloper's worker takes only its own
+    # The interloper's worker takes only its own request, and does not go on
+    # to the tenant's other pending one (ours).
+    settings.TRIBUTARY_LEARN_BATCH = 1
+    settings.TRIBUTARY_LEARN_SINGLE_FLIGHT = False
     alice = make_caller("acme", "alice")
     request = learn(alice, "The nightly export job runs at 02:00 UTC, every day.")
     judge = MovingJudge(alice)
@@ -232,3 +236,21 @@ def test_start_up_compares_the_model_with_the_database_column(monkeypatch):
     monkeypatch.setattr(embeddings, "get_provider", lambda: HashEmbedder(dimensions=512))
     with pytest.raises(EmbeddingError, match="512"):
         embeddings.check_column()
+
+
+def test_one_worker_at_a_time_works_through_a_tenants_requests(superuser_sql):
+    alice = make_caller("acme", "alice")
+    first = learn(alice, EXPORT_2)
+    second = learn(alice, "Restart the exporter with --resume after a crash.")
+    key = learn_service._flight_key(alice.agent.tenant_id)
+    # Another worker holds the tenant: this one leaves the requests to it.
+    superuser_sql.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        assert learn_request_process(tenant_id=alice.agent.tenant_id, request_id=first.id) == 0
+    finally:
+        superuser_sql.execute("SELECT pg_advisory_unlock(%s)", [key])
+    # Free again: one call takes the whole backlog, batch after batch.
+    assert learn_request_process(tenant_id=alice.agent.tenant_id, request_id=first.id) == 2
+    with tenant_context(alice.agent.tenant_id):
+        assert set(LearnRequest.objects.values_list("status", flat=True)) == {"applied"}
+        assert {first.id, second.id} == set(LearnRequest.objects.values_list("id", flat=True))
