@@ -51,18 +51,22 @@ def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
     return int(row[0]) if row else 0
 
 
+def _window(as_of: datetime | None) -> tuple[str, dict[str, Any]]:
+    """The lessons a search may return: the active ones, or — as of an
+    instant — those whose validity interval contains it (never the erased)."""
+    if as_of is None:
+        return "status = 'active'", {}
+    return (
+        "status <> 'erased' AND activated_at <= %(as_of)s "
+        "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)",
+        {"as_of": as_of},
+    )
+
+
 def _exact_neighbours(
     tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int, as_of: datetime | None
 ) -> list[tuple[uuid.UUID, float]]:
-    if as_of is None:
-        window = "status = 'active'"
-        params: dict[str, Any] = {}
-    else:
-        window = (
-            "status <> 'erased' AND activated_at <= %(as_of)s "
-            "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)"
-        )
-        params = {"as_of": as_of}
+    window, params = _window(as_of)
     # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
     sql = f"""
         SELECT id, embedding <=> %(q)s::halfvec AS distance
@@ -171,15 +175,7 @@ def _text_matches(
     terms = identifier_terms(query)
     if not terms:
         return []
-    params: dict[str, Any] = {}
-    if as_of is None:
-        window = "status = 'active'"
-    else:
-        window = (
-            "status <> 'erased' AND activated_at <= %(as_of)s "
-            "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)"
-        )
-        params = {"as_of": as_of}
+    window, params = _window(as_of)
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
     args = {"tenant": tenant_id, "kinds": list(kinds), "cap": TERM_DF_CAP, **params}
     with connection.cursor() as cursor:
