@@ -77,13 +77,16 @@ def activate_tenant(tenant_id: uuid.UUID | str, *, using: str = "default") -> No
 @contextmanager
 def tenant_context(tenant_id: uuid.UUID | str, *, using: str = "default") -> Iterator[None]:
     """Run the block in a transaction scoped to one tenant."""
+    nested = connections[using].in_atomic_block
     with transaction.atomic(using=using):
-        previous = _get(TENANT_SETTING, using)
+        previous = _get(TENANT_SETTING, using) if nested else ""
         activate_tenant(tenant_id, using=using)
         yield
-        # A savepoint's release keeps SET LOCAL until the outer transaction
-        # ends; put the outer scope back explicitly.
-        _set_local(TENANT_SETTING, previous, using)
+        if nested:
+            # A savepoint's release keeps SET LOCAL until the outer
+            # transaction ends; put the outer scope back explicitly. (An
+            # outermost transaction takes the setting with it.)
+            _set_local(TENANT_SETTING, previous, using)
 
 
 @contextmanager

@@ -255,12 +255,15 @@ def _process_batch(
             LearnRequest.objects.filter(id__in=[r.id for r in claimed]).update(lease_until=None)
         raise
     embed_ms = round((time.perf_counter() - started) * 1000 / len(claimed), 2)
+    with tenant_context(tenant_id):
+        authors = Agent.objects.in_bulk({r.agent_id for r in claimed})
     applied = 0
     for request, vector in zip(claimed, vectors, strict=True):
         progress = _Progress(timings={"embed": embed_ms})
         if learn_request_apply(
-            tenant_id=tenant_id, request=request, vector=vector, judge=judge, progress=progress
-        ):
+            tenant_id=tenant_id, request=request, vector=vector, judge=judge,
+            progress=progress, author=authors[request.agent_id],
+        ):  # fmt: skip
             applied += 1
     return applied
 
@@ -272,11 +275,12 @@ def learn_request_apply(
     vector: Vector,
     judge: Judge,
     progress: _Progress | None = None,
+    author: Agent | None = None,
 ) -> bool:
     """Candidate read → judge → apply, re-validated against the scope's
     version. Returns True if this call applied the request."""
     progress = progress or _Progress()
-    author = _author(tenant_id, request.agent_id)
+    author = author or _author(tenant_id, request.agent_id)
     while True:
         bounded = progress.revalidations >= MAX_REVALIDATIONS
         started = time.perf_counter()
