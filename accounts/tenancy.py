@@ -5,7 +5,7 @@ module only tells the database who is asking, with ``SET LOCAL`` (through
 ``set_config(..., is_local => true)``) so the setting dies with the
 transaction and a pooled connection never carries it into the next request.
 
-Three ways in, and no others:
+Three ways in for ordinary work, and no others:
 
 * ``activate_tenant(tenant_id)`` — for the rest of the *current*
   transaction. The API's authentication calls it inside the request's
@@ -18,6 +18,12 @@ Three ways in, and no others:
   refused while a tenant is active on the connection, so code running for an
   agent's request cannot widen its own view by accident, and every use is
   logged with its reason.
+
+Two narrow helpers build on them: ``key_lookup(prefix)`` makes the one API
+key row with that prefix readable so authentication can find it before it
+knows the tenant, and ``apply_transaction`` / ``run_apply_transaction`` open
+a snapshot-isolated tenant transaction (retried on 40001/40P01) for writes
+that a concurrent learn may have judged against.
 
 With none of them, the policies see no tenant: no rows are visible and every
 insert is refused (fail closed).
@@ -111,10 +117,11 @@ def key_lookup(prefix: str, *, using: str = "default") -> Iterator[None]:
     authentication must find a key before it knows the tenant."""
     with transaction.atomic(using=using):
         _set_local(KEY_PREFIX_SETTING, prefix, using)
-        try:
-            yield
-        finally:
-            _set_local(KEY_PREFIX_SETTING, "", using)
+        yield
+        # On an error the savepoint's rollback undoes the setting; clearing
+        # it in a `finally` would fail in the aborted transaction and hide
+        # the original error.
+        _set_local(KEY_PREFIX_SETTING, "", using)
 
 
 SERIALIZATION_SQLSTATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,6 +31,16 @@ def setup(prefix: str) -> Path:
     EmbeddedRedis(data_dir).start()
     call_command("migrate", verbosity=0)
     return data_dir
+
+
+def run_in_stack(prefix: str, args: Any, run: Callable[[Any, Path], None]) -> None:
+    """Set up a private stack, run the benchmark, tear it down (unless
+    ``args.keep``)."""
+    data_dir = setup(prefix)
+    try:
+        run(args, data_dir)
+    finally:
+        teardown(data_dir, args.keep)
 
 
 def teardown(data_dir: Path, keep: bool) -> None:

@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _stack import ROOT, machine, percentile, setup, teardown
+from _stack import ROOT, machine, percentile, run_in_stack
 
 SUBJECTS = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
             "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
@@ -49,12 +49,7 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--lessons", type=int, default=5000)
     parser.add_argument("--keep", action="store_true")
-    args = parser.parse_args()
-    data_dir = setup("trib-bench-learn-")
-    try:
-        run(args, data_dir)
-    finally:
-        teardown(data_dir, args.keep)
+    run_in_stack("trib-bench-learn-", parser.parse_args(), run)
 
 
 def run(args: argparse.Namespace, data_dir: Path) -> None:
@@ -63,11 +58,10 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
 
     from accounts.models import Role
     from accounts.services import agent_ensure, api_key_issue, tenant_ensure
-    from accounts.tenancy import tenant_context
+    from accounts.tenancy import cross_tenant, tenant_context
     from memory.models import LearnRequest, RequestStatus
 
     print(f"machine: {machine()}")
-    from accounts.tenancy import cross_tenant
 
     with cross_tenant(reason="benchmark set-up"):
         tenant = tenant_ensure(slug="bench")

@@ -31,7 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
-from _stack import ROOT, machine, percentile, setup, teardown
+from _stack import ROOT, machine, percentile, run_in_stack
 
 SERVICES = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
             "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
@@ -72,12 +72,7 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=6000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
-    args = parser.parse_args()
-    data_dir = setup("trib-bench-recall-")
-    try:
-        run(args, data_dir)
-    finally:
-        teardown(data_dir, args.keep)
+    run_in_stack("trib-bench-recall-", parser.parse_args(), run)
 
 
 def run(args: argparse.Namespace, data_dir: Path) -> None:

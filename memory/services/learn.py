@@ -3,8 +3,9 @@
 1. ``lesson_learn`` (the API's service, in the request's transaction):
    validate parents, write the belief with its provenance and the learn
    request, and enqueue its processing once that commits.
-2. ``learn_request_process`` (the worker): claim a batch of the tenant's
-   pending requests with a conditional UPDATE (a lease), embed them in one
+2. ``learn_request_process`` (the worker; by default the only one working
+   on this tenant, under an advisory lock — "single flight"): claim a batch
+   of the tenant's pending requests (SKIP LOCKED, then a lease), embed them in one
    batch, then for each: read candidates and run the judge **outside any
    transaction**, and apply the verdict in one short snapshot-isolated
    transaction that reads only the scope's version row and rows by primary
