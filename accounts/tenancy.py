@@ -115,12 +115,13 @@ def cross_tenant(*, reason: str, using: str = "default") -> Iterator[None]:
 def key_lookup(prefix: str, *, using: str = "default") -> Iterator[None]:
     """Make the one API key row with ``prefix`` readable, and nothing else:
     authentication must find a key before it knows the tenant."""
-    with transaction.atomic(using=using):
+    # No savepoint of its own (two round trips on every request): on an
+    # error the enclosing transaction is rolled back, which undoes the
+    # setting; clearing it in a `finally` would fail in the aborted
+    # transaction and hide the original error.
+    with transaction.atomic(using=using, savepoint=False):
         _set_local(KEY_PREFIX_SETTING, prefix, using)
         yield
-        # On an error the savepoint's rollback undoes the setting; clearing
-        # it in a `finally` would fail in the aborted transaction and hide
-        # the original error.
         _set_local(KEY_PREFIX_SETTING, "", using)
 
 

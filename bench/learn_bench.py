@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
             rows = list(
                 LearnRequest.objects.values_list(
                     "created_at", "applied_at", "serialization_failures", "revalidations",
-                    "outcome",
+                    "outcome", "timings",
                 )
             )  # fmt: skip
         assert all(r[1] is not None for r in rows)
@@ -154,6 +154,10 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
         print(f"40001/40P01 retries per 100 learns: {100 * retries / total:.2f}")
         print(f"re-validations (scope moved) per 100 learns: {100 * revalidations / total:.2f}")
         print(f"outcomes: {dict(Counter(r[4] for r in rows))}")
+        steps = ("embed", "candidates", "judge", "apply")
+        means = {s: sum(r[5].get(s, 0.0) for r in rows) / len(rows) for s in steps}
+        print("worker time per learn (mean ms): " + ", ".join(f"{s} {means[s]:.1f}" for s in steps))
+        print(f"batch size: mean {sum(r[5].get('batch', 1) for r in rows) / len(rows):.1f}")
     finally:
         up.terminate()
         up.wait(timeout=60)

@@ -50,7 +50,10 @@ class SentenceTransformerProvider:
     def __init__(self, path: str) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import torch
         from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(settings.TRIBUTARY_EMBEDDING_THREADS)
 
         self.name = f"sentence-transformers:{os.path.basename(path.rstrip('/'))}"
         self._model = SentenceTransformer(path, device="cpu")

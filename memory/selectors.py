@@ -131,26 +131,85 @@ def nearest_lessons(
     return found
 
 
+def _exact_neighbours_many(
+    tenant_id: uuid.UUID, kind: str, vectors: Sequence[Vector], limit: int
+) -> list[list[tuple[uuid.UUID, float]]]:
+    """Exact nearest active lessons of one kind for each of ``vectors``, in
+    one statement (one round trip for a whole learn batch)."""
+    found: list[list[tuple[uuid.UUID, float]]] = [[] for _ in vectors]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH q(v, i) AS MATERIALIZED (
+                -- parsed once each here, not once per row compared below
+                SELECT v::halfvec, i FROM unnest(%(qs)s::text[]) WITH ORDINALITY AS u(v, i)
+            )
+            SELECT q.i, near.id, near.distance
+            FROM q CROSS JOIN LATERAL (
+                SELECT id, embedding <=> q.v AS distance
+                FROM memory_lesson
+                WHERE tenant_id = %(tenant)s AND kind = %(kind)s AND status = 'active'
+                  AND embedding IS NOT NULL
+                ORDER BY (embedding <=> q.v) + 0
+                LIMIT %(limit)s
+            ) AS near
+            ORDER BY q.i, near.distance
+            """,
+            {"qs": [_vector_literal(v) for v in vectors], "tenant": tenant_id, "kind": kind,
+             "limit": limit},
+        )  # fmt: skip
+        for index, lesson_id, distance in cursor.fetchall():
+            found[index - 1].append((lesson_id, float(distance)))
+    return found
+
+
+def lesson_candidates_many(
+    *, tenant_id: uuid.UUID, kind: str, vectors: Sequence[Vector], limit: int = 8
+) -> list[list[tuple[Candidate, uuid.UUID]]]:
+    """For each vector, the nearest active lessons of one kind as the judge
+    sees them, each with its author. A tenant small enough for exact search
+    is searched for the whole batch in one statement."""
+    if not vectors:
+        return []
+    size = active_count(tenant_id=tenant_id, kinds=[kind])
+    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not hnsw.index_exists():
+        nears = _exact_neighbours_many(tenant_id, kind, vectors, limit) if size else []
+        nears = nears or [[] for _ in vectors]
+    else:
+        nears = [
+            nearest_lessons(tenant_id=tenant_id, kinds=[kind], vector=v, limit=limit)
+            for v in vectors
+        ]
+    rows = Lesson.objects.only("id", "content", "situation", "author_id").in_bulk(
+        {lesson_id for near in nears for lesson_id, _ in near}
+    )
+    return [
+        [
+            (
+                Candidate(
+                    id=lesson_id,
+                    content=rows[lesson_id].content,
+                    situation=rows[lesson_id].situation,
+                    similarity=1.0 - distance,
+                ),
+                rows[lesson_id].author_id,
+            )
+            for lesson_id, distance in near
+            if lesson_id in rows
+        ]
+        for near in nears
+    ]
+
+
 def lesson_candidates(
     *, tenant_id: uuid.UUID, kind: str, vector: Vector, limit: int = 8
 ) -> list[tuple[Candidate, uuid.UUID]]:
     """The nearest active lessons of one kind, as the judge sees them, with
     each one's author."""
-    near = nearest_lessons(tenant_id=tenant_id, kinds=[kind], vector=vector, limit=limit)
-    rows = Lesson.objects.in_bulk([lesson_id for lesson_id, _ in near])
-    return [
-        (
-            Candidate(
-                id=lesson_id,
-                content=rows[lesson_id].content,
-                situation=rows[lesson_id].situation,
-                similarity=1.0 - distance,
-            ),
-            rows[lesson_id].author_id,
-        )
-        for lesson_id, distance in near
-        if lesson_id in rows
-    ]
+    [candidates] = lesson_candidates_many(
+        tenant_id=tenant_id, kind=kind, vectors=[vector], limit=limit
+    )
+    return candidates
 
 
 # A query token that looks like an identifier: it has a digit, an inner

@@ -388,10 +388,19 @@ class _Scanner:
             ):
                 self.add(Fact(STATUS, "", (value,), raw_start.raw), start)
                 return
-        # "service number 3", "shard 12": a number right after a noun, with no
-        # noun after it, names something; it becomes part of the subject
+        # "service number 3", "shard 12", "cluster 3-18": a number right after
+        # a noun, with no noun after it, names something; it becomes part of
+        # the subject (with the numbers hyphenated to it)
         prev = self.t[start - 1] if start > 0 else None
-        follows_noun = j < self.n and self.t[j].role is Role.CONTENT
+        end = j
+        while end < self.n and self.t[end].glued and self.t[end].kind is Kind.NUMBER:
+            end += 1
+        next_tok = self.t[end] if end < self.n else None
+        follows_noun = (
+            next_tok is not None
+            and next_tok.role is Role.CONTENT
+            and not (next_tok.verb or next_tok.aux or is_verb(next_tok.lemma))
+        )
         if (
             is_digit
             and integral
@@ -404,6 +413,9 @@ class _Scanner:
             and not follows_noun
         ):
             raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
+            for k in range(j, end):
+                raw_start.raw += f"-{self.t[k].raw}"
+                self.used.add(k)
             raw_start.lemma = f"{prev.lemma} {raw_start.raw}"
             raw_start.raw = f"{prev.raw} {raw_start.raw}"
             return

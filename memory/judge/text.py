@@ -68,6 +68,7 @@ class Token:
     sentence_start: bool = False
     port_hint: bool = False  # a number that came from "host:port"
     bound: str = ""  # "+" for "3.11+"
+    glued: bool = False  # joined to the token before by a hyphen ("3-18")
 
 
 # --- stemming -------------------------------------------------------------
@@ -305,7 +306,13 @@ def _classify(chunk: str) -> list[Token]:
         # "force-pushing", "blue-green", "tf-locks" are ordinary words.
         if any(p[:1].isupper() for p in parts[1:]) or any(re.search("[A-Z]", p[1:]) for p in parts):
             return [_entity(chunk, "ident")]
-        return [t for p in parts for t in _classify(p)]
+        out = []
+        for n, part in enumerate(parts):
+            classified = _classify(part)
+            if n and classified:
+                classified[0].glued = True
+            out += classified
+        return out
     if _WORD_RE.fullmatch(chunk):
         if re.search(r"[a-z][A-Z]", chunk):
             return [_entity(chunk, "name")]

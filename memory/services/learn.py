@@ -21,13 +21,18 @@ check. The lease only saves duplicated work.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import Enum
+from functools import cache
 
+import numpy as np
+import redis
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, QuerySet
@@ -36,14 +41,15 @@ from django.utils import timezone
 from accounts.models import Agent, Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
-from curation.models import EventKind
-from curation.services import event_record
+from curation.models import Event, EventKind
+from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
-from memory.judge import Judge, Relation, Verdict, get_judge
+from memory.guard import Screening, screen
+from memory.judge import Candidate, Judge, Relation, Verdict, get_judge
 from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
-from memory.selectors import lesson_candidates
-from provenance.models import EdgeKind
-from provenance.services import ParentRef, belief_record, belief_relate, check_parents
+from memory.selectors import lesson_candidates_many
+from provenance.models import Edge, EdgeKind
+from provenance.services import ParentRef, belief_record, check_parents
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +83,9 @@ def lesson_learn(
     parents = derived_from or []
     check_parents(parents)
     try:
-        with transaction.atomic():
+        # A savepoint only where a concurrent call can collide (the same
+        # idempotency key); otherwise the caller's transaction is enough.
+        with transaction.atomic(savepoint=bool(idempotency_key)):
             belief = belief_record(
                 tenant_id=principal.tenant_id,
                 agent=principal.agent_id,
@@ -109,16 +117,54 @@ def lesson_learn(
     return request, True
 
 
-def learn_request_enqueue(request_id: uuid.UUID, tenant_id: uuid.UUID) -> None:
+def learn_request_enqueue(
+    request_id: uuid.UUID, tenant_id: uuid.UUID, *, coalesce: bool = True
+) -> None:
     """Hand a committed request to the workers. If the broker is down the
     request stays pending in PostgreSQL and the periodic re-enqueue picks it
-    up: nothing is lost."""
+    up: nothing is lost.
+
+    With single flight, a task of the tenant that is queued and has not
+    started yet will take this request too (a task claims whatever of its
+    tenant is pending once it starts): then no second task is queued.
+    """
     from memory.tasks import process_learn_request
 
+    if coalesce and settings.TRIBUTARY_LEARN_SINGLE_FLIGHT and not _mark_queued(tenant_id):
+        return
     try:
         process_learn_request.delay(str(request_id), str(tenant_id))
     except Exception:  # the broker's errors vary by transport
         log.warning("could not enqueue learn request %s; it stays pending", request_id)
+
+
+@cache
+def _broker() -> redis.Redis:
+    url = settings.CELERY_BROKER_URL
+    if url.startswith("redis+socket://"):
+        return redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
+    return redis.Redis.from_url(url)
+
+
+def _queued_key(tenant_id: uuid.UUID) -> str:
+    return f"tributary:learn-queued:{tenant_id}"
+
+
+def _mark_queued(tenant_id: uuid.UUID) -> bool:
+    """True if this call marked the tenant as having a queued task (so the
+    caller must queue one); False if a queued task already covers it. The
+    mark expires with the lease, in case its task is lost."""
+    try:
+        ttl = settings.TRIBUTARY_LEARN_LEASE_SECONDS
+        return bool(_broker().set(_queued_key(tenant_id), "1", nx=True, ex=ttl))
+    except redis.RedisError:
+        return True
+
+
+def _unmark_queued(tenant_id: uuid.UUID) -> None:
+    # Before claiming: a request committed from now on queues its own task.
+    with contextlib.suppress(redis.RedisError):
+        _broker().delete(_queued_key(tenant_id))
 
 
 # --- the worker side -------------------------------------------------------
@@ -126,22 +172,57 @@ def learn_request_enqueue(request_id: uuid.UUID, tenant_id: uuid.UUID) -> None:
 
 class _Applied(Enum):
     DONE = "done"
-    ALREADY = "already applied"
     SCOPE_MOVED = "scope moved"
+    NOT_PENDING = "some requests are no longer pending"
 
 
 @dataclass
-class _Progress:
+class _Item:
+    """One claimed request on its way through a batch (no vector: it failed
+    the injection screen and is never embedded)."""
+
+    request: LearnRequest
+    vector: Vector | None
+    author: Agent
+
+
+@dataclass
+class _Decision:
+    item: _Item
+    verdict: Verdict
+    outcome: Outcome
+    event: EventKind
+    lesson_id: uuid.UUID
+    target_id: uuid.UUID | None
+    judge_ms: float
+    event_data: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Plan:
+    """What one batch will write, decided outside any transaction: the
+    lessons it creates (in their final state: one created and superseded
+    within the batch is written superseded), the existing lessons it
+    reinforces or supersedes, its edges, and the scope versions it read."""
+
+    seen_versions: dict[int, int | None]  # scope id → version read (None: not checked)
+    scope_of_kind: dict[str, int]
+    new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
+    new_vectors: dict[uuid.UUID, Vector] = field(default_factory=dict)
+    reinforce: dict[uuid.UUID, int] = field(default_factory=dict)  # existing lesson → times
+    supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)  # existing → successor
+    out_of_use: set[uuid.UUID] = field(default_factory=set)  # superseded within the batch
+    edges: list[Edge] = field(default_factory=list)
+    decisions: list[_Decision] = field(default_factory=list)
+    candidates_ms: float = 0.0
+
+
+@dataclass
+class _BatchProgress:
     attempts: int = 0
     revalidations: int = 0
     serialization_failures: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-    apply_started: float = 0.0
-
-    def add_time(self, name: str, started: float) -> None:
-        self.timings[name] = round(
-            self.timings.get(name, 0.0) + (time.perf_counter() - started) * 1000, 2
-        )
+    embed_ms: float = 0.0
 
 
 def _claim(tenant_id: uuid.UUID, first_id: uuid.UUID) -> list[LearnRequest]:
@@ -199,6 +280,7 @@ def learn_request_process(
     """
     if not settings.TRIBUTARY_LEARN_SINGLE_FLIGHT:
         return _process_batch(tenant_id, request_id, judge, provider) or 0
+    _unmark_queued(tenant_id)
     key = _flight_key(tenant_id)
     applied = 0
     while _advisory(f"pg_try_advisory_lock({key})"):
@@ -245,28 +327,31 @@ def _process_batch(
     claimed = _claim(tenant_id, request_id)
     if not claimed:
         return None
-    judge = judge or get_judge()
     started = time.perf_counter()
+    # Quarantined text is never embedded (nor shown to a judge).
+    clean = [r for r in claimed if not screen(r.content, r.situation).blocked]
     try:
-        vectors = embed([lesson_text(r.content, r.situation) for r in claimed], provider)
+        vectors = (
+            embed([lesson_text(r.content, r.situation) for r in clean], provider) if clean else []
+        )
     except Exception:
         # Nothing is written: give the batch back so another attempt (this
         # task's retry, or the periodic re-enqueue) can take it at once.
         with tenant_context(tenant_id):
             LearnRequest.objects.filter(id__in=[r.id for r in claimed]).update(lease_until=None)
         raise
-    embed_ms = round((time.perf_counter() - started) * 1000 / len(claimed), 2)
+    progress = _BatchProgress(
+        embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2)
+    )
     with tenant_context(tenant_id):
         authors = Agent.objects.in_bulk({r.agent_id for r in claimed})
-    applied = 0
-    for request, vector in zip(claimed, vectors, strict=True):
-        progress = _Progress(timings={"embed": embed_ms})
-        if learn_request_apply(
-            tenant_id=tenant_id, request=request, vector=vector, judge=judge,
-            progress=progress, author=authors[request.agent_id],
-        ):  # fmt: skip
-            applied += 1
-    return applied
+    vector_of = {r.id: v for r, v in zip(clean, vectors, strict=True)}
+    items = [
+        _Item(request=r, vector=vector_of.get(r.id), author=authors[r.agent_id]) for r in claimed
+    ]
+    return learn_batch_apply(
+        tenant_id=tenant_id, items=items, judge=judge or get_judge(), progress=progress
+    )
 
 
 def learn_request_apply(
@@ -275,23 +360,81 @@ def learn_request_apply(
     request: LearnRequest,
     vector: Vector,
     judge: Judge,
-    progress: _Progress | None = None,
-    author: Agent | None = None,
 ) -> bool:
-    """Candidate read → judge → apply, re-validated against the scope's
-    version. Returns True if this call applied the request."""
-    progress = progress or _Progress()
-    author = author or _author(tenant_id, request.agent_id)
-    while True:
+    """Apply one request (a batch of one). Returns True if this call
+    applied it."""
+    with tenant_context(tenant_id):
+        author = Agent.objects.get(id=request.agent_id)
+    item = _Item(request=request, vector=vector, author=author)
+    return learn_batch_apply(tenant_id=tenant_id, items=[item], judge=judge) == 1
+
+
+def learn_batch_apply(
+    *,
+    tenant_id: uuid.UUID,
+    items: list[_Item],
+    judge: Judge,
+    progress: _BatchProgress | None = None,
+) -> int:
+    """Candidate read → judge → apply for a batch of one tenant's requests,
+    in their order: each is judged against the tenant's lessons and those
+    the batch itself creates before it. The whole batch is applied in one
+    snapshot-isolated transaction that checks the versions of the scopes it
+    read; if one moved, back to the candidate read (bounded: after
+    ``MAX_REVALIDATIONS``, everything left is inserted as novel). Requests
+    found no longer pending are dropped and the rest planned again.
+    Returns how many requests this call applied."""
+    progress = progress or _BatchProgress()
+    while items:
         bounded = progress.revalidations >= MAX_REVALIDATIONS
+        plan = _plan(tenant_id, items, judge, bounded=bounded)
+        applied = _apply_with_retries(tenant_id, plan, progress)
+        if applied is _Applied.DONE:
+            for decision in plan.decisions:
+                if decision.outcome == Outcome.QUARANTINED:
+                    log.warning(
+                        "audit: quarantined learn request %s (tenant %s, agent %s, rule %s)",
+                        decision.item.request.id, tenant_id, decision.item.request.agent_id,
+                        decision.event_data["rule"],
+                    )  # fmt: skip
+            return len(items)
+        if isinstance(applied, set):  # some were applied elsewhere meanwhile
+            items = [i for i in items if i.request.id in applied]
+            continue
+        progress.revalidations += 1
+    return 0
+
+
+def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bool) -> _Plan:
+    started = time.perf_counter()
+    screenings = {i.request.id: screen(i.request.content, i.request.situation) for i in items}
+    judged = [i for i in items if not screenings[i.request.id].blocked]
+    kinds = sorted({i.request.kind for i in items})
+    with tenant_context(tenant_id):
+        scopes = {
+            kind: Scope.objects.get_or_create(tenant_id=tenant_id, kind=kind)[0] for kind in kinds
+        }
+        found: dict[uuid.UUID, list[tuple[Candidate, uuid.UUID]]] = {}
+        for kind in kinds:
+            of_kind = [i for i in judged if i.request.kind == kind]
+            many = lesson_candidates_many(
+                tenant_id=tenant_id, kind=kind, vectors=[_vector(i) for i in of_kind],
+                limit=CANDIDATES,
+            )  # fmt: skip
+            found.update({i.request.id: c for i, c in zip(of_kind, many, strict=True)})
+    plan = _Plan(
+        seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
+        scope_of_kind={kind: s.id for kind, s in scopes.items()},
+        candidates_ms=(time.perf_counter() - started) * 1000 / len(items),
+    )
+    authors = {c.id: author for near in found.values() for c, author in near}
+    for item in items:
         started = time.perf_counter()
-        with tenant_context(tenant_id):
-            scope, _ = Scope.objects.get_or_create(tenant_id=tenant_id, kind=request.kind)
-            candidates = lesson_candidates(
-                tenant_id=tenant_id, kind=request.kind, vector=vector, limit=CANDIDATES
-            )
-        progress.add_time("candidates", started)
-        started = time.perf_counter()
+        screening = screenings[item.request.id]
+        if screening.blocked:
+            _quarantine(plan, item, screening)
+            continue
+        candidates = _batch_candidates(plan, item, found[item.request.id])
         if bounded:
             verdict = Verdict(
                 relation=Relation.NOVEL, target_id=None, confidence=0.0, judge="bound",
@@ -299,159 +442,255 @@ def learn_request_apply(
             )  # fmt: skip
         else:
             verdict = judge.classify(
-                content=request.content,
-                situation=request.situation,
-                candidates=[candidate for candidate, _ in candidates],
+                content=item.request.content,
+                situation=item.request.situation,
+                candidates=candidates,
             )
-        progress.add_time("judge", started)
-        authors = {candidate.id: author_id for candidate, author_id in candidates}
-        outcome = _apply_with_retries(
-            tenant_id=tenant_id,
-            request=request,
-            vector=vector,
-            verdict=verdict,
-            author=author,
-            target_author=authors.get(verdict.target_id) if verdict.target_id else None,
-            scope_id=scope.id,
-            seen_version=None if bounded else scope.version,
-            progress=progress,
-        )
-        if outcome is _Applied.SCOPE_MOVED:
-            progress.revalidations += 1
+        offered = {c.id for c in candidates}
+        target = verdict.target_id if verdict.target_id in offered else None
+        target_author = None
+        if target is not None:
+            target_author = plan.new[target].author_id if target in plan.new else authors[target]
+        _decide(plan, item, verdict, target, target_author, (time.perf_counter() - started) * 1000)
+    return plan
+
+
+def _vector(item: _Item) -> Vector:
+    if item.vector is None:  # only quarantined items have none
+        raise ValueError(f"learn request {item.request.id} was not embedded")
+    return item.vector
+
+
+def _quarantine(plan: _Plan, item: _Item, screening: Screening) -> None:
+    """Stored for audit, with no embedding: never a candidate, never
+    recalled, never shown to a judge."""
+    request = item.request
+    lesson = Lesson(
+        id=uuid.uuid4(), tenant_id=request.tenant_id, kind=request.kind, content=request.content,
+        situation=request.situation, embedding=None, status=LessonStatus.QUARANTINED,
+        confidence=request.confidence, author_id=request.agent_id,
+    )  # fmt: skip
+    plan.new[lesson.id] = lesson
+    plan.edges.append(
+        Edge(tenant_id=request.tenant_id, kind=EdgeKind.SUPPORTS, belief_id=request.belief_id,
+             to_lesson_id=lesson.id)
+    )  # fmt: skip
+    verdict = Verdict(
+        relation=Relation.NOVEL, target_id=None, confidence=1.0, rationale=screening.reason,
+        judge="guard",
+    )  # fmt: skip
+    plan.decisions.append(
+        _Decision(item=item, verdict=verdict, outcome=Outcome.QUARANTINED,
+                  event=EventKind.QUARANTINED, lesson_id=lesson.id, target_id=None, judge_ms=0.0,
+                  event_data={"rule": screening.rule})
+    )  # fmt: skip
+
+
+def _batch_candidates(
+    plan: _Plan, item: _Item, stored: list[tuple[Candidate, uuid.UUID]]
+) -> list[Candidate]:
+    """The item's nearest active lessons: stored ones not superseded by an
+    earlier item of the batch, and the batch's own new active lessons."""
+    candidates = [
+        c for c, _ in stored if c.id not in plan.supersede and c.id not in plan.out_of_use
+    ]
+    mine = np.asarray(_vector(item), dtype=np.float32)
+    for lesson_id, lesson in plan.new.items():
+        if lesson.status != LessonStatus.ACTIVE or lesson.kind != item.request.kind:
             continue
-        return outcome is _Applied.DONE
+        theirs = np.asarray(plan.new_vectors[lesson_id], dtype=np.float32)
+        similarity = float(mine @ theirs / (np.linalg.norm(mine) * np.linalg.norm(theirs) or 1.0))
+        candidates.append(
+            Candidate(
+                id=lesson_id, content=lesson.content, situation=lesson.situation,
+                similarity=similarity,
+            )
+        )  # fmt: skip
+    candidates.sort(key=lambda c: -c.similarity)
+    return candidates[:CANDIDATES]
 
 
-def _author(tenant_id: uuid.UUID, agent_id: uuid.UUID) -> Agent:
-    with tenant_context(tenant_id):
-        return Agent.objects.get(id=agent_id)
-
-
-def _apply_with_retries(*, tenant_id: uuid.UUID, progress: _Progress, **kwargs: object) -> _Applied:
-    def attempt() -> _Applied:
-        progress.attempts += 1
-        return _apply(tenant_id=tenant_id, progress=progress, **kwargs)  # type: ignore[arg-type]
-
-    def retried() -> None:
-        progress.serialization_failures += 1
-
-    progress.apply_started = time.perf_counter()
-    return run_apply_transaction(tenant_id, attempt, attempts=MAX_APPLY_ATTEMPTS, on_retry=retried)
-
-
-def _apply(
-    *,
-    tenant_id: uuid.UUID,
-    request: LearnRequest,
-    vector: Vector,
+def _decide(
+    plan: _Plan,
+    item: _Item,
     verdict: Verdict,
-    author: Agent,
+    target: uuid.UUID | None,
     target_author: uuid.UUID | None,
-    scope_id: int,
-    seen_version: int | None,
-    progress: _Progress,
-) -> _Applied:
-    """Inside the apply transaction. Reads: the scope row, the request and
-    the target lesson, each by primary key — never a search (DESIGN §9)."""
-    version = Scope.objects.filter(id=scope_id).values_list("version", flat=True).get()
-    status = LearnRequest.objects.filter(id=request.id).values_list("status", flat=True).get()
-    if status != RequestStatus.PENDING:
-        return _Applied.ALREADY
-    if seen_version is not None and version != seen_version:
-        return _Applied.SCOPE_MOVED
-    now = timezone.now()
-    target = None
-    if verdict.target_id is not None:
-        target = Lesson.objects.filter(id=verdict.target_id, status=LessonStatus.ACTIVE).first()
+    judge_ms: float,
+) -> None:
+    """Record one verdict's writes in the plan (the rules of DESIGN §4)."""
+    request = item.request
     relation = verdict.relation if target is not None else Relation.NOVEL
-    lesson: Lesson | None = None
-    active_delta = 0
 
-    def new_lesson(status: LessonStatus) -> Lesson:
-        return Lesson.objects.create(
-            tenant_id=tenant_id,
+    def new_lesson(status: LessonStatus) -> uuid.UUID:
+        lesson = Lesson(
+            id=uuid.uuid4(),
+            tenant_id=request.tenant_id,
             kind=request.kind,
             content=request.content,
             situation=request.situation,
-            embedding=vector,
+            embedding=item.vector,
             status=status,
             confidence=request.confidence,
             author_id=request.agent_id,
-            activated_at=now if status == LessonStatus.ACTIVE else None,
-            created_at=now,
         )
+        plan.new[lesson.id] = lesson
+        plan.new_vectors[lesson.id] = _vector(item)
+        return lesson.id
+
+    def edge(kind: EdgeKind, lesson_id: uuid.UUID) -> None:
+        plan.edges.append(
+            Edge(tenant_id=request.tenant_id, kind=kind, belief_id=request.belief_id,
+                 to_lesson_id=lesson_id)
+        )  # fmt: skip
 
     if relation == Relation.DUPLICATE and target is not None:
-        Lesson.objects.filter(id=target.id).update(
-            reinforcement_count=F("reinforcement_count") + 1, last_useful_at=now
-        )
-        belief_relate(
-            tenant_id=tenant_id, belief_id=request.belief_id, lesson_id=target.id,
-            kind=EdgeKind.SUPPORTS,
-        )  # fmt: skip
-        outcome, lesson, event = Outcome.REINFORCED, target, EventKind.REINFORCED
+        if target in plan.new:
+            plan.new[target].reinforcement_count += 1
+        else:
+            plan.reinforce[target] = plan.reinforce.get(target, 0) + 1
+        edge(EdgeKind.SUPPORTS, target)
+        lesson_id, outcome, event = target, Outcome.REINFORCED, EventKind.REINFORCED
     elif relation == Relation.CONTRADICTS and target is not None:
-        may_supersede = target.author_id == request.agent_id or author.role == Role.CURATOR
-        if may_supersede:
-            lesson = new_lesson(LessonStatus.ACTIVE)
-            Lesson.objects.filter(id=target.id).update(
-                status=LessonStatus.SUPERSEDED, deactivated_at=now, superseded_by=lesson
-            )
+        if target_author == request.agent_id or item.author.role == Role.CURATOR:
+            lesson_id = new_lesson(LessonStatus.ACTIVE)
+            if target in plan.new:
+                plan.new[target].status = LessonStatus.SUPERSEDED
+                plan.new[target].superseded_by_id = lesson_id
+                plan.out_of_use.add(target)
+            else:
+                plan.supersede[target] = lesson_id
             outcome, event = Outcome.SUPERSEDED, EventKind.SUPERSEDED
         else:
             # Another agent's lesson: a writer never overturns it; a
             # curator decides (the old lesson stays active meanwhile).
-            lesson = new_lesson(LessonStatus.DISPUTED)
+            lesson_id = new_lesson(LessonStatus.DISPUTED)
             outcome, event = Outcome.DISPUTED, EventKind.DISPUTED
-        belief_relate(
-            tenant_id=tenant_id, belief_id=request.belief_id, lesson_id=lesson.id,
-            kind=EdgeKind.SUPPORTS,
-        )  # fmt: skip
-        belief_relate(
-            tenant_id=tenant_id, belief_id=request.belief_id, lesson_id=target.id,
-            kind=EdgeKind.CONTRADICTS,
-        )  # fmt: skip
+        edge(EdgeKind.SUPPORTS, lesson_id)
+        edge(EdgeKind.CONTRADICTS, target)
     else:
-        lesson = new_lesson(LessonStatus.ACTIVE)
-        active_delta = 1
-        belief_relate(
-            tenant_id=tenant_id, belief_id=request.belief_id, lesson_id=lesson.id,
-            kind=EdgeKind.SUPPORTS,
-        )  # fmt: skip
+        target = None
+        lesson_id = new_lesson(LessonStatus.ACTIVE)
+        edge(EdgeKind.SUPPORTS, lesson_id)
         outcome, event = Outcome.INSERTED, EventKind.LEARNED
-
-    # Every apply writes its scope's version row: a concurrent apply in the
-    # same scope that read the same version then fails to write it (40001)
-    # and starts again from the candidate read. (Apply transactions are
-    # snapshot-isolated; see accounts.tenancy.APPLY_ISOLATION.)
-    Scope.objects.filter(id=scope_id).update(
-        version=F("version") + 1, active_count=F("active_count") + active_delta
-    )
-    event_record(
-        tenant_id=tenant_id, kind=event, lesson_id=lesson.id, agent_id=request.agent_id,
-        learn_request_id=request.id, target_lesson_id=target.id if target else None,
-        judge=verdict.judge,
+    plan.decisions.append(
+        _Decision(item=item, verdict=verdict, outcome=outcome, event=event,
+                  lesson_id=lesson_id, target_id=target, judge_ms=judge_ms)
     )  # fmt: skip
-    LearnRequest.objects.filter(id=request.id).update(
-        status=RequestStatus.APPLIED,
-        outcome=outcome,
-        lesson=lesson,
-        target_lesson=target,
-        judge=verdict.judge,
-        verdict_confidence=verdict.confidence,
-        rationale=verdict.rationale[:2000],
-        attempts=progress.attempts,
-        revalidations=progress.revalidations,
-        serialization_failures=progress.serialization_failures,
-        timings={
-            **progress.timings,
-            # Up to the last write; the commit itself is not in the figure.
-            "apply": round((time.perf_counter() - progress.apply_started) * 1000, 2),
-            "total": round((now - request.created_at).total_seconds() * 1000, 2),
-        },
-        applied_at=now,
-        lease_until=None,
+
+
+def _apply_with_retries(
+    tenant_id: uuid.UUID, plan: _Plan, progress: _BatchProgress
+) -> _Applied | set[uuid.UUID]:
+    started = time.perf_counter()
+
+    def attempt() -> _Applied | set[uuid.UUID]:
+        progress.attempts += 1
+        return _apply(tenant_id, plan, progress, started)
+
+    def retried() -> None:
+        progress.serialization_failures += 1
+
+    return run_apply_transaction(tenant_id, attempt, attempts=MAX_APPLY_ATTEMPTS, on_retry=retried)
+
+
+def _apply(
+    tenant_id: uuid.UUID, plan: _Plan, progress: _BatchProgress, started: float
+) -> _Applied | set[uuid.UUID]:
+    """Inside the apply transaction. Reads: the scope rows and the requests,
+    by primary key — never a search (DESIGN §9). Returns the ids still
+    pending when some of the batch no longer is (nothing written then)."""
+    versions = dict(
+        Scope.objects.filter(id__in=list(plan.seen_versions)).values_list("id", "version")
     )
+    ids = [d.item.request.id for d in plan.decisions]
+    pending = set(
+        LearnRequest.objects.filter(id__in=ids, status=RequestStatus.PENDING).values_list(
+            "id", flat=True
+        )
+    )
+    if len(pending) != len(ids):
+        return pending
+    if any(seen is not None and versions[s] != seen for s, seen in plan.seen_versions.items()):
+        return _Applied.SCOPE_MOVED
+    now = timezone.now()
+    for lesson in plan.new.values():
+        lesson.created_at = now
+        if lesson.status in (LessonStatus.ACTIVE, LessonStatus.SUPERSEDED):
+            lesson.activated_at = now  # (superseded: active, then superseded in this batch)
+        if lesson.status == LessonStatus.SUPERSEDED:
+            lesson.deactivated_at = now
+        if lesson.reinforcement_count:
+            lesson.last_useful_at = now
+    Lesson.objects.bulk_create(list(plan.new.values()))
+    with connection.cursor() as cursor:
+        if plan.reinforce:
+            cursor.executemany(
+                "UPDATE memory_lesson SET reinforcement_count = reinforcement_count + %s, "
+                "last_useful_at = %s WHERE id = %s",
+                [(times, now, lesson_id) for lesson_id, times in plan.reinforce.items()],
+            )
+        if plan.supersede:
+            cursor.executemany(
+                "UPDATE memory_lesson SET status = 'superseded', deactivated_at = %s, "
+                "superseded_by_id = %s WHERE id = %s AND status = 'active'",
+                [(now, successor, old) for old, successor in plan.supersede.items()],
+            )
+    Edge.objects.bulk_create(plan.edges)
+    Event.objects.bulk_create(
+        [
+            event_build(
+                tenant_id=tenant_id, kind=d.event, lesson_id=d.lesson_id,
+                agent_id=d.item.request.agent_id, learn_request_id=d.item.request.id,
+                target_lesson_id=d.target_id, judge=d.verdict.judge, created_at=now,
+                **d.event_data,
+            )
+            for d in plan.decisions
+        ]
+    )  # fmt: skip
+    # Every apply writes the version row of each scope it read: a concurrent
+    # apply in the same scope that read the same version then fails to
+    # write it (40001) and starts again from the candidate read. (Apply
+    # transactions are snapshot-isolated; see accounts.tenancy.APPLY_ISOLATION.)
+    for kind, scope_id in plan.scope_of_kind.items():
+        created = sum(
+            1 for lesson in plan.new.values()
+            if lesson.kind == kind and lesson.status == LessonStatus.ACTIVE
+        )  # fmt: skip
+        ended = sum(1 for successor in plan.supersede.values() if plan.new[successor].kind == kind)
+        Scope.objects.filter(id=scope_id).update(
+            version=F("version") + 1, active_count=F("active_count") + created - ended
+        )
+    count = len(plan.decisions)
+    apply_ms = round((time.perf_counter() - started) * 1000 / count, 2)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            """
+            UPDATE memory_learnrequest SET status = 'applied', outcome = %s, lesson_id = %s,
+                target_lesson_id = %s, judge = %s, verdict_confidence = %s, rationale = %s,
+                attempts = %s, revalidations = %s, serialization_failures = %s,
+                timings = %s::jsonb, applied_at = %s, lease_until = NULL
+            WHERE id = %s
+            """,
+            [
+                (
+                    d.outcome, d.lesson_id, d.target_id, d.verdict.judge, d.verdict.confidence,
+                    d.verdict.rationale[:2000], progress.attempts, progress.revalidations,
+                    progress.serialization_failures,
+                    json.dumps({
+                        "embed": progress.embed_ms,
+                        "candidates": round(plan.candidates_ms, 2),
+                        "judge": round(d.judge_ms, 2),
+                        # Up to the last write; the commit is not in the figure.
+                        "apply": apply_ms,
+                        "batch": count,
+                        "total": round((now - d.item.request.created_at).total_seconds() * 1000, 2),
+                    }),
+                    now, d.item.request.id,
+                )
+                for d in plan.decisions
+            ],
+        )  # fmt: skip
     return _Applied.DONE
 
 
@@ -469,5 +708,5 @@ def requeue_stale_learn_requests(*, older_than_seconds: int = 10) -> int:
             .values_list("id", "tenant_id")[:1000]
         )
     for request_id, tenant_id in stale:
-        learn_request_enqueue(request_id, tenant_id)
+        learn_request_enqueue(request_id, tenant_id, coalesce=False)
     return len(stale)
