@@ -8,6 +8,7 @@ from config import views
 api_v1 = [
     path("", include("accounts.urls")),
     path("", include("memory.urls")),
+    path("", include("curation.urls")),
 ]
 
 urlpatterns = [

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 import unicodedata
+import urllib.parse
 from dataclasses import dataclass
 
 __all__ = ["RULES", "Screening", "screen"]
@@ -39,8 +41,15 @@ class Screening:
 _INVISIBLE = re.compile("[\u200b-\u200f\u2028-\u202f\u2060-\u2064\ufeff\u00ad]")
 
 
+# Cyrillic and Greek letters that look Latin ("Frоm" with a Cyrillic о).
+_HOMOGLYPHS = str.maketrans(
+    "аеорсухіјѕԁһԛԝАВЕКМНОРСТХІЈЅαεικνορτυχΑΒΕΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdhqwABEKMHOPCTXIJSaeikvoptuxABEHIKMNOPTYX",
+)
+
+
 def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_HOMOGLYPHS)
     text = _INVISIBLE.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -52,7 +61,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 # --- the judge or any model reading this: "ignore the above" ---------------
 
 _PRIOR = r"(?:all |any |the |your |my |these |those )?(?:previous|prior|above|preceding|earlier|former|system|original|existing|other)"
-_GUIDANCE = r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?|text|content|constraints|guardrails|polic(?:y|ies))"
+_GUIDANCE = r"(?:instructions?|prompts?|rules|directions|guidelines|guidance|rubric|context|messages?|text|content|constraints|guardrails|polic(?:y|ies)|(?:screening|safety|security) (?:policy|rules|checks|review))"
+_SCORER = r"(?:classifier|judge|grader|evaluator|scorer|reviewer|screener|moderator|model|assistant|ai|llm)"
 _OVERRIDE = [
     _rx(rf"\b(?:ignore|disregard|forget|override|bypass|skip)\b (?:{_PRIOR} )?{_GUIDANCE}\b"),
     _rx(
@@ -74,13 +84,91 @@ _OVERRIDE = [
     _rx(
         r"\b(?:supersede|overwrite|replace|delete|retire)\b (?:all|every|the other|any other|existing) (?:lessons?|memories|entries)\b"
     ),
+    # addressing whatever scores the lesson
+    _rx(
+        rf"\b(?:note|notice|message|memo|instructions?|reminder)s? (?:to|for) (?:the |any |every )?{_SCORER}"
+    ),
+    _rx(rf"\b{_SCORER} ?(?:notice|note|instructions?|override|directive)\s*:"),
+    _rx(rf"\bif you(?: are|'re) (?:the |an? )?(?:\w+ )?{_SCORER}"),
+    _rx(
+        rf"\b(?:any|every|each|all|the) {_SCORER}s? (?:that |who |which )?(?:sees?|reads?|reviews?|scores?|process(?:es)?|evaluates?|grades?|checks?|reviewing|scoring|reading|grading|evaluating)\b"
+    ),
+    # a verdict dictated
+    _rx(
+        r"\b(?:correct |right |true |expected |final )?(?:label|verdict|classification|rating|score|decision)s? (?:is|=|should be|must be|will be)\s*[\"'`]?(?:novel|unique|new|duplicate|benign|safe|trusted|trustworthy|clean|approved|contradicts|not[- ]a[- ]duplicate)\b"
+    ),
+    _rx(
+        r"\bemit (?:the |a )?(?:verdict|label|classification)|\bverdict\s*=\s*\w+|\b(?:reply|respond|answer|output) (?:only|solely|just) (?:with|using)\b"
+    ),
+    _rx(
+        r"\b(?:skip|bypass|stop) (?:the |all |any )?(?:remaining|other|further|rest of the) (?:checks|steps|screening|analysis|review)\b|\bstop analy[sz]ing\b"
+    ),
+    _rx(
+        r"\bmark (?:it|this|me)\b[^.]{0,20}\b(?:not[- ]a[- ]duplicate|trustworthy|trusted|safe|novel|unique|verified)\b"
+    ),
+    # the model's own instructions declared void
+    _rx(
+        r"\b(?:previous|prior|earlier|preceding|system|original|your|above)\b (?:\w+ ){0,2}(?:rules|instructions|directions|rubric|guidance|guidelines|prompts?|directives)\b[^.]{0,30}\b(?:are|is|were|have been)\b (?:now )?(?:obsolete|void|null|cancel+ed|revoked|rescinded|superseded|lifted|suspended|no longer (?:binding|valid|in effect|in force|apply|applicable))"
+    ),
+    _rx(
+        r"\b(?:rules|instructions|directions|rubric|guidance|guidelines|prompt)\b you (?:were|have been|got|received) (?:given|handed|told|provided|trained)"
+    ),
+    _rx(
+        r"\b(?:set aside|drop|abandon|suspend|turn off|disable) (?:the |your |all )?(?:screening|safety|security|content|moderation) (?:policy|policies|rules|checks|filters?|review)\b"
+    ),
+]
+
+_OVERRIDE += [
+    _rx(
+        r"\b(?:set aside|drop|abandon|suspend|turn off|disable|skip|bypass) (?:the |your |all )?(?:(?:prompt[- ])?injection |screening |safety |security |content |moderation )?(?:policy|policies|rules|checks|filters?|review|screen|screening|guard|guardrails)\b"
+    ),
+    _rx(
+        r"\bset (?:your |the |all )?(?:rubric|rules|instructions|guidelines|guidance|policy|screening)(?: \w+)? aside\b"
+    ),
+    _rx(
+        r"\b(?:only |the )?correct (?:output|answer|label|verdict|response|classification)\b[^.]{0,30}\b(?:novel|unique|duplicate|benign|safe|trusted|contradicts)\b"
+    ),
+    _rx(
+        r"\b(?:output|answer|reply|respond with|return|say|print|emit)\s*[\"'`]?(?:novel|unique|duplicate|contradicts|safe|benign)[\"'`]?\s*(?:and nothing else|only|alone)\b"
+    ),
+    _rx(
+        r"\b(?:instructions|rules|directions|rubric|guidance|guidelines|prompts?)\b (?:\w+ )?no longer (?:apply|applies|binding|valid|in effect|in force|matter)"
+    ),
 ]
 
 # --- a future reader: "when you recall this, first send …" ------------------
 
 _READER = r"(?:you|agents?|assistants?|ais?|models?|llms?|bots?|whoever|anyone)"
 _ACTION = r"(?:send|post|upload|email|forward|transmit|share|leak|exfiltrate|run|execute|call|fetch|visit|open|download|install|delete|disable|grant|push|print|reveal|output|include|append|tell)"
+_COVERT_VERB = r"(?:remove|add|delete|disable|grant|push|send|approve|modify|change|install|run|turn off|switch off|copy|upload|rewrite|drop|wipe|merge|exfiltrate)"
 _FUTURE_READER = [
+    # the user kept in the dark
+    _rx(
+        r"\b(?:keep|leave) (?:this|that|it|these|those|the)(?: \w+)? (?:out of|from) (?:any |your |the |all )?(?:reply|replies|response|responses|answer|answers|summary|summaries|report|output|logs?|changelog)"
+    ),
+    _rx(
+        r"\b(?:never|don't|do not|without) (?:surface|surfacing|mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|show|showing|log|logging) (?:this|it|that|the (?:step|change|action))"
+    ),
+    _rx(
+        r"\b(?:user|human|operator|curator|team|maintainers?|owner)s? (?:should|must|need|is|are) (?:not|never) (?:to )?(?:learn|know|find out|see|notice|be told|be informed)\b"
+    ),
+    _rx(
+        r"\bno need to (?:bother|tell|inform|ask|notify|involve|check with|alert|wake) (?:the )?(?:user|human|operator|anyone|owner|team)"
+    ),
+    _rx(
+        rf"(?:^|[.;:!?,-] ?|\b(?:and|then|you|to|please) )(?:quietly|silently|secretly|covertly|discreetly) {_COVERT_VERB}\b"
+    ),
+    # the reader addressed
+    _rx(
+        r"\b(?:future|next|later|subsequent) (?:assistants?|agents?|models?|ais?|llms?|bots?|readers?|sessions?)\s*[:,-]"
+    ),
+    _rx(
+        r"\b(?:to )?whoever (?:picks|reads|finds|loads|recalls|sees|retrieves|gets|evaluates|scores|grades|reviews|checks|processes)\b"
+    ),
+    _rx(r"\b(?:on|upon|after) (?:reading|recalling|loading|seeing|retrieving|finding) this\b"),
+    _rx(
+        r"\b(?:agents?|assistants?|models?|ais?|llms?|bots?) (?:that |who |which )?(?:load|loads|read|reads|recall|recalls|retrieve|retrieves|see|sees|find|finds) this (?:memory|lesson|note|entry|text)"
+    ),
     _rx(
         r"\b(?:when|whenever|once|if|after|as soon as) (?:you|an? (?:agent|assistant|model|ai)|any (?:agent|assistant|model|ai)) (?:recall|read|see|retrieve|load|find|get|encounter|process)s? (?:this|these|the (?:lesson|memory|note))"
     ),
@@ -101,6 +189,12 @@ _FUTURE_READER = [
     ),
     _rx(
         rf"\b(?:attention|note to|message (?:to|for)|important for|instructions? for)\b:? (?:all )?{_READER}\b[^.]{{0,60}}\b(?:must|should|need to|have to|always|immediately)\b"
+    ),
+]
+
+_FUTURE_READER += [
+    _rx(
+        r"\b(?:future|next|later|subsequent) (?:assistants?|agents?|models?|ais?|llms?|bots?|readers?)\b[^.]{0,20}\b(?:must|should|need to|have to|always|are to)\b"
     ),
 ]
 
@@ -126,6 +220,30 @@ _EXFILTRATION = [
     ),
 ]
 
+_SECRET_ENV = re.compile(
+    r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b"
+)
+_SECRET_FILE = _rx(
+    r"~/\.aws|~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b|\bcredentials (?:file|\.json)|/etc/shadow|\bkubeconfig\b|\bcookies?\b"
+    r"|\byour (?:api |access |secret |session |auth )?(?:keys?|tokens?|credentials|passwords?|secrets|cookies)\b"
+)
+_DESTINATION = _rx(
+    r"https?://|ftp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bgists?\b|pastebin|\bngrok\b|webhook|requestbin|\bs3://|@[\w-]+\.[a-z]{2,}\b"
+    r"|(?:^|\s)#[a-z][\w-]+|\$\([^)]*\)\.[\w.-]+\.[a-z]{2,}"
+)
+_TRANSFER = _rx(
+    r"\b(?:post|posts|posting|send|sends|append|paste|upload|scp|rsync|curl|wget|nslookup|dig|share|drop|e-?mail|forward|sync|put|submit|report|beacon|transmit|exfiltrate|leak|publish)\b"
+)
+
+
+def _exfiltration(text: str) -> bool:
+    """A secret (an env var named like one, a credentials file, "your
+    keys"), a destination (URL, IP, gist, channel, DNS) and a verb that
+    moves data, in one lesson."""
+    secret = _SECRET_ENV.search(text) or _SECRET_FILE.search(text)
+    return bool(secret and _DESTINATION.search(text) and _TRANSFER.search(text))
+
+
 # --- remote code: download and run ------------------------------------------
 
 _FETCH = r"(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)"
@@ -139,10 +257,20 @@ _REMOTE_CODE = [
         r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?new-object\b|iwr\b|irm\b|invoke-webrequest\b|invoke-restmethod\b)"
     ),
     _rx(r"\bdownloadstring\s*\("),
+    _rx(r"\b(?:exec|eval)\s*\([^)]{0,40}(?:__import__|urllib|urlopen|requests\.get|http)"),
+    _rx(r"\bcertutil\b[^|]{0,40}-urlcache\b"),
     _rx(rf"\bbase64\s+(?:-d|--decode|-D)\b[^|]{{0,40}}\|\s*{_SHELL}"),
     _rx(
         r"\bpython[0-9.]*\s+-c\s+[\"'][^\"']*(?:urllib|requests\.get|urlopen)[^\"']*(?:exec|eval)\s*\("
     ),
+]
+
+_REMOTE_CODE += [
+    # a package straight from a URL (its install scripts run): not an index
+    _rx(
+        r"\b(?:npm|yarn|pnpm|pip3?|gem|cargo) (?:install|i|add)\s+(?:-g\s+)?(?:https?://|git\+https?://)\S+"
+    ),
+    _rx(r"\b(?:eval|exec)\s*\(?\s*(?:get|fetch|urlopen|http\.get|requests\.get|wget|curl|lwp)\b"),
 ]
 
 # --- fake prompt structure: role markers, fences, chat markup ---------------
@@ -153,14 +281,15 @@ _ROLE_MARKUP = [
     ),
     # (a tag named as such — "the <system> tag in our XML config" — is prose)
     _rx(
-        r"</?\s*(?:system|instructions?|assistant|user|developer|untrusted[-_ ]?(?:data|content|lesson)s?|lessons?|candidates?|memory|context|prompt|tool_(?:call|result)|function_call)\s*>(?! ?(?:tags?|elements?|nodes?|blocks?|sections?)\b)"
+        r"</?\s*(?:system|instructions?|assistant|user|developer|untrusted[-_ ]?(?:data|content|lesson)s?|lessons?|candidates?|memory|context|prompt|tool_(?:call|result)|function_call|data|input|document|context)\s*>"
     ),
     _rx(
-        r"(?:^|[.!?\]\n] ?|\s{2,})(?:system|assistant|developer|user|human)\s*:\s*(?:you|ignore|new|from now|always|never|the (?:judge|assistant)|answer|respond|classify|disregard)"
+        r"(?:^|[.!?\]\n>)] ?|\s{2,})(?:system|assistant|developer|user|human|operator)\s*:\s*(?:you|ignore|new|from now|always|never|the (?:judge|assistant|memory|lesson|data)|answer|respond|classify|disregard|understood|print|reveal|output|skip|follow)"
     ),
     _rx(r"\[/?\s*(?:INST|SYS|SYSTEM)\s*\]|<<\s*/?SYS\s*>>"),
+    _rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn|bos|eos)\s*>"),
     _rx(
-        r"#{2,}\s*(?:system|instructions?|new instructions?|developer)\b(?:\s*(?:prompt|message|override))?\s*(?:#|:|$)"
+        r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|user|response)\b(?:\s*(?:prompt|message|override))?\s*(?:#|:|$)"
     ),
     _rx(
         r"\b(?:end|close|exit|escape) (?:of )?(?:the )?(?:untrusted|data|lesson|candidate|memory|user) (?:block|section|fence|data|content|input)\b"
@@ -170,7 +299,7 @@ _ROLE_MARKUP = [
     ),
 ]
 
-_RULES: dict[str, tuple[list[re.Pattern[str]], str]] = {
+_RULES: dict[str, tuple[list[re.Pattern[str]], str]] = {  # plus _exfiltration()
     "judge-override": (_OVERRIDE, "it tries to steer whatever classifies or reads it"),
     "reader-instruction": (_FUTURE_READER, "it gives orders to the agents that will recall it"),
     "exfiltration": (_EXFILTRATION, "it asks for secrets to be sent somewhere"),
@@ -212,6 +341,8 @@ def _decodings(text: str) -> list[str]:
             continue
     for blob in _PERCENT.findall(text):
         found.append(bytes.fromhex(blob.replace("%", "")).decode("utf-8", "replace"))
+    if len(re.findall(r"%[0-9a-fA-F]{2}", text)) >= 3:
+        found.append(urllib.parse.unquote(text))
     # Printable text only: a hash or random key decodes to noise.
     return [d for d in found if _printable(d)]
 
@@ -223,9 +354,46 @@ def _printable(text: str) -> bool:
     return good / len(text) > 0.9 and len(re.findall(r"[A-Za-z]{3,}", text)) >= 2
 
 
+# Markup *named* in prose ("tiktoken counts <|endoftext|> as one token",
+# "the [INST] ... [/INST] wrapper", "the <system> tag") is not markup used.
+_NAMED = re.compile(
+    r"\s*(?:(?:\.\.\.|…)\s*)?(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*)?(?:as (?:one|a|an|single) )?"
+    r"(?:tokens?|tags?|wrappers?|templates?|markers?|delimiters?|elements?|strings?|sequences?|nodes?|blocks?|sections?)\b",
+    re.IGNORECASE,
+)
+
+
+_NAMING_BEFORE = re.compile(
+    r"(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*(?:\.\.\.|…)\s*$)|(?:\b(?:with|in|by|using|counts?|the|a|an|as|strip|add|insert|emits?|append|between|includes?|contains?|wrap\w*|separates?|plus|and|or)\s*)$",
+    re.IGNORECASE,
+)
+_ROLE_AFTER = re.compile(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
+_DIALOGUE = re.compile(
+    r"(?:^|[.!?>)\]] ?)(system|assistant|user|human|model|developer|operator)\s*:", re.IGNORECASE
+)
+
+
+def _markup_used(text: str) -> bool:
+    for pattern in _ROLE_MARKUP:
+        for match in pattern.finditer(text):
+            named = _NAMED.match(text, match.end()) or (
+                _NAMING_BEFORE.search(text, 0, match.start())
+                and not _ROLE_AFTER.match(text, match.end())
+            )
+            if not named:
+                return True
+    # A fake dialogue: two different speakers in one lesson.
+    return len({m.lower() for m in _DIALOGUE.findall(text)}) >= 2
+
+
 def _match(text: str) -> tuple[str, str] | None:
     for rule, (patterns, reason) in _RULES.items():
-        if any(p.search(text) for p in patterns):
+        if rule == "role-markup":
+            if _markup_used(text):
+                return rule, reason
+        elif any(p.search(text) for p in patterns):
+            return rule, reason
+        if rule == "exfiltration" and _exfiltration(text):
             return rule, reason
     return None
 
@@ -246,4 +414,16 @@ def screen(content: str, situation: str = "") -> Screening:
             return Screening(
                 True, "encoded-payload", "Quarantined: it hides an instruction in an encoding."
             )
+    # Whole-text transforms: rot13, reversed, leetspeak. Ordinary text turns
+    # into noise under them, so only a hidden instruction can match.
+    for variant in (codecs.encode(text, "rot13"), text[::-1], text.translate(_LEET)):
+        if variant != text and _match(variant) is not None:
+            return Screening(
+                True, "encoded-payload", "Quarantined: it hides an instruction in an encoding."
+            )
     return Screening(False)
+
+
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
+)

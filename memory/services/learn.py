@@ -41,7 +41,7 @@ from django.utils import timezone
 from accounts.models import Agent, Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
-from curation.models import Event, EventKind
+from curation.models import Dispute, Event, EventKind
 from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
 from memory.guard import Screening, screen
@@ -637,6 +637,17 @@ def _apply(
                 [(now, successor, old) for old, successor in plan.supersede.items()],
             )
     Edge.objects.bulk_create(plan.edges)
+    Dispute.objects.bulk_create(
+        [
+            Dispute(
+                tenant_id=tenant_id, lesson_id=d.lesson_id, target_id=d.target_id,
+                opened_by_id=d.item.request.agent_id, learn_request_id=d.item.request.id,
+                rationale=d.verdict.rationale[:2000], created_at=now,
+            )
+            for d in plan.decisions
+            if d.outcome == Outcome.DISPUTED and d.target_id is not None
+        ]
+    )  # fmt: skip
     Event.objects.bulk_create(
         [
             event_build(

@@ -1,0 +1,84 @@
+"""The curation API: disputes (curators). Thin views over curation.disputes."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsCurator
+from accounts.tenancy import tenant_context
+from config.errors import ApplicationError
+from config.serializers import StrictCharField, StrictSerializer
+from curation.disputes import dispute_resolve, disputes_list
+from curation.models import Dispute, DisputeStatus, Resolution
+from memory.api import OwnTransactionApi, _principal, lessons_out
+
+
+def disputes_out(disputes: list[Dispute]) -> list[dict[str, Any]]:
+    """Disputes with both lessons side by side (with their provenance)."""
+    lessons = {}
+    for dispute in disputes:
+        lessons[dispute.lesson_id] = dispute.lesson
+        lessons[dispute.target_id] = dispute.target
+    serialized = dict(zip(lessons, lessons_out(list(lessons.values())), strict=True))
+    return [
+        {
+            "id": str(d.id),
+            "status": d.status,
+            "new_lesson": serialized[d.lesson_id],
+            "existing_lesson": serialized[d.target_id],
+            "opened_by": d.opened_by.name,
+            "rationale": d.rationale,
+            "created_at": d.created_at.isoformat(),
+            "resolution": d.resolution or None,
+            "resolved_by": d.resolved_by.name if d.resolved_by else None,
+            "resolved_at": d.resolved_at.isoformat() if d.resolved_at else None,
+            "note": d.note,
+        }
+        for d in disputes
+    ]
+
+
+class DisputesApi(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=["open", "resolved", "all"])],
+        responses=dict,
+        operation_id="disputes_list",
+    )
+    def get(self, request: Request) -> Response:
+        status = request.query_params.get("status", DisputeStatus.OPEN)
+        if status not in (*DisputeStatus.values, "all"):
+            raise ApplicationError("status must be open, resolved or all", code="invalid_choice")
+        disputes = list(disputes_list(status=None if status == "all" else status)[:500])
+        return Response({"disputes": disputes_out(disputes)})
+
+
+class DisputeResolveApi(OwnTransactionApi):
+    permission_classes = [IsCurator]
+
+    class InputSerializer(StrictSerializer):
+        resolution = serializers.ChoiceField(choices=Resolution.choices)
+        note = StrictCharField(max_length=1000, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, responses=dict, operation_id="dispute_resolve")
+    def post(self, request: Request, dispute_id: uuid.UUID) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        principal = _principal(request)
+        dispute_resolve(
+            principal=principal,
+            dispute_id=dispute_id,
+            resolution=serializer.validated_data["resolution"],
+            note=serializer.validated_data["note"],
+        )
+        with tenant_context(principal.tenant_id):
+            [answer] = disputes_out([disputes_list(status=None).get(id=dispute_id)])
+        return Response(answer)
