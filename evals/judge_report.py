@@ -10,8 +10,9 @@ Accuracy is *strict*: the relation and the target must both be right.
 
 ``python -m evals.judge_report`` prints the report;
 ``python -m evals.judge_report --write-baseline`` also records the measured
-strict accuracy, rounded down to two decimals, in ``evals/judge_baseline.json``
-(the floor ``tests/memory/test_judge_golden.py`` holds the judge to).
+strict accuracy, rounded down to two decimals, in ``evals/baseline.json``
+(the floor ``tests/memory/test_judge_golden.py`` and ``python manage.py evals``
+hold the judge to).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from memory.judge import Candidate, Judge, OfflineJudge, Relation, Verdict
 
 EVALS_DIR = Path(__file__).resolve().parent
 GOLDEN_PATH = EVALS_DIR / "judge_golden.json"
-BASELINE_PATH = EVALS_DIR / "judge_baseline.json"
+BASELINE_PATH = EVALS_DIR / "baseline.json"
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -166,13 +167,16 @@ def load_golden(path: Path = GOLDEN_PATH) -> list[GoldenCase]:
 
 def load_baseline(path: Path = BASELINE_PATH) -> float:
     """The committed strict-accuracy floor."""
-    return float(json.loads(path.read_text(encoding="utf-8"))["strict_accuracy"])
+    baseline = json.loads(path.read_text(encoding="utf-8"))
+    return float(baseline["classification"]["strict_accuracy"])
 
 
 def write_baseline(accuracy: float, path: Path = BASELINE_PATH) -> float:
     """Record ``accuracy`` rounded *down* to two decimals; returns what was written."""
     floor = math.floor(accuracy * 100 + 1e-9) / 100
-    path.write_text(json.dumps({"strict_accuracy": floor}) + "\n", encoding="utf-8")
+    baseline = json.loads(path.read_text(encoding="utf-8"))
+    baseline["classification"]["strict_accuracy"] = floor
+    path.write_text(json.dumps(baseline, indent=2) + "\n", encoding="utf-8")
     return floor
 
 

@@ -212,3 +212,20 @@ class LearnRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status} {self.outcome or ''} {self.id}"
+
+
+class EvalRun(models.Model):
+    """One run of the evaluation harness (``python manage.py evals``): its
+    tier, judge, commit and metrics, so runs can be compared. Holds no
+    tenant data (the harness uses its own tenant and records only numbers)."""
+
+    id = models.BigAutoField(primary_key=True)
+    tier = models.CharField(max_length=16)
+    judge = models.CharField(max_length=200)
+    commit = models.CharField(max_length=40, blank=True)
+    metrics = models.JSONField(default=dict)
+    passed = models.BooleanField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return f"{self.tier} {self.judge} {self.commit or '?'} {'pass' if self.passed else 'FAIL'}"

@@ -1,0 +1,33 @@
+"""``python manage.py evals [--tier offline|live] [--no-record]`` — the
+evaluation harness (evals/run.py): prints the reports, records the run,
+exits 1 if a metric falls on the wrong side of evals/baseline.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Run the evaluation harness (classification, retrieval, red team)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--tier", choices=["offline", "live"], default="offline")
+        parser.add_argument("--no-record", action="store_true", help="do not store the run")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from evals.run import below_baseline, record, run
+
+        tier = options["tier"]
+        result = run(tier=tier)
+        for report in result.reports:
+            self.stdout.write(report + "\n")
+        self.stdout.write(f"judge: {result.judge}; metrics: {result.metrics}")
+        if not options["no_record"]:
+            stored = record(result, tier=tier)
+            self.stdout.write(f"recorded as run {stored.id} (commit {stored.commit or 'unknown'})")
+        failures = below_baseline(result.metrics)
+        if failures:
+            raise CommandError("below the baseline:\n" + "\n".join(failures))
+        self.stdout.write(self.style.SUCCESS("every metric holds its baseline"))

@@ -1,0 +1,104 @@
+"""The evaluation harness: classification, retrieval and red team, against
+the committed floors in ``evals/baseline.json``.
+
+Two tiers:
+
+* **offline** — the deterministic judge; no network. The CI gate: ``make
+  test`` runs it (tests/evals/test_gate.py) and fails below a floor.
+* **live** — the LLM judge configured in settings (``TRIBUTARY_JUDGE`` …)
+  for classification; retrieval and the red team are the same as offline.
+
+``python manage.py evals [--tier offline|live]`` runs one tier against the
+service's database (in its own ``tributary-evals`` tenant, emptied first),
+prints the reports, and records the metrics with the commit in the
+``memory_evalrun`` table, so runs can be compared over time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals import judge_report, redteam, retrieval
+
+BASELINE_PATH = Path(__file__).resolve().parent / "baseline.json"
+# Metrics where lower is better; every other one is a floor.
+CEILINGS = frozenset({("redteam", "false_positive_rate")})
+
+
+@dataclass
+class EvalResult:
+    metrics: dict[str, dict[str, float]]
+    reports: list[str]
+    judge: str
+
+
+def run(*, tier: str = "offline") -> EvalResult:
+    from memory.judge import OfflineJudge, get_judge
+
+    judge = OfflineJudge() if tier == "offline" else get_judge()
+    cases = judge_report.load_golden()
+    classification = judge_report.evaluate(
+        judge, cases, judge_report.compute_similarities(judge_report.load_encoder(), cases)
+    )
+    recall = retrieval.run()
+    screen = redteam.evaluate()
+    return EvalResult(
+        metrics={
+            "classification": {"strict_accuracy": round(classification.strict_accuracy, 4)},
+            "retrieval": recall.metrics(),
+            "redteam": screen.metrics(),
+        },
+        reports=[
+            judge_report.format_report(classification),
+            retrieval.format_report(recall),
+            redteam.format_report(screen),
+        ],
+        judge=getattr(judge, "name", type(judge).__name__),
+    )
+
+
+def load_baseline(path: Path = BASELINE_PATH) -> dict[str, dict[str, float]]:
+    baseline: dict[str, dict[str, float]] = json.loads(path.read_text(encoding="utf-8"))
+    return baseline
+
+
+def below_baseline(
+    metrics: dict[str, dict[str, float]], baseline: dict[str, dict[str, float]] | None = None
+) -> list[str]:
+    """One line per metric on the wrong side of its committed floor (or
+    ceiling); empty when everything holds."""
+    baseline = load_baseline() if baseline is None else baseline
+    failures = []
+    for group, floors in baseline.items():
+        for name, floor in floors.items():
+            value = metrics[group][name]
+            ceiling = (group, name) in CEILINGS
+            if (value > floor) if ceiling else (value < floor):
+                relation = "above its ceiling" if ceiling else "below its floor"
+                failures.append(f"{group}.{name} = {value} is {relation} {floor}")
+    return failures
+
+
+def current_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=False,
+            cwd=Path(__file__).resolve().parent,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def record(result: EvalResult, *, tier: str) -> Any:
+    from memory.models import EvalRun
+
+    return EvalRun.objects.create(
+        tier=tier, judge=result.judge, commit=current_commit(), metrics=result.metrics,
+        passed=not below_baseline(result.metrics),
+    )  # fmt: skip

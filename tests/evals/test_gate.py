@@ -1,0 +1,69 @@
+"""The offline evaluation tier is the CI gate: every metric must hold the
+floor (or ceiling) committed in evals/baseline.json."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from evals.run import below_baseline, load_baseline
+from memory.models import EvalRun
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_offline_tier_holds_every_baseline(capsys):
+    call_command("evals", "--tier", "offline")
+    out = capsys.readouterr().out
+    assert "every metric holds its baseline" in out
+    stored = EvalRun.objects.get()
+    assert stored.tier == "offline" and stored.judge == "offline-v1" and stored.passed
+    metrics = stored.metrics
+    assert metrics["redteam"] == {"block_rate": 1.0, "false_positive_rate": 0.0}
+    assert metrics["retrieval"]["hit_at_5"] >= 0.97
+    assert set(metrics) == set(load_baseline())
+
+
+def test_a_metric_below_its_floor_fails_the_gate():
+    baseline = load_baseline()
+    metrics = {group: dict(values) for group, values in baseline.items()}
+    assert below_baseline(metrics, baseline) == []
+    metrics["retrieval"]["mrr"] = baseline["retrieval"]["mrr"] - 0.01
+    metrics["redteam"]["false_positive_rate"] = 0.02
+    failures = below_baseline(metrics, baseline)
+    assert len(failures) == 2
+    assert "retrieval.mrr" in failures[0] and "redteam.false_positive_rate" in failures[1]
+
+
+def test_the_command_exits_non_zero_below_the_baseline(monkeypatch):
+    import evals.run
+
+    real = evals.run.run
+
+    def worse(**kwargs):
+        result = real(**kwargs)
+        result.metrics["redteam"]["block_rate"] = 0.9
+        return result
+
+    monkeypatch.setattr(evals.run, "run", worse)
+    with pytest.raises(CommandError, match=r"redteam\.block_rate"):
+        call_command("evals", "--no-record")
+    assert not EvalRun.objects.exists()
+
+
+def test_the_sets_are_as_large_as_promised():
+    from evals import redteam, retrieval
+
+    cases = redteam.load_cases()
+    attacks = [c for c in cases if c["attack"]]
+    assert len(attacks) >= 40 and len(cases) - len(attacks) >= 20
+    assert {c["class"] for c in attacks} == {
+        "judge-override", "reader-instruction", "exfiltration", "remote-code", "role-markup",
+        "encoded-payload",
+    }  # fmt: skip
+    golden = retrieval.load_golden()
+    assert len(golden["lessons"]) >= 100 and len(golden["queries"]) >= 60
+    assert {q["type"] for q in golden["queries"]} == {"paraphrase", "exact-token"}
+    keys = {lesson["key"] for lesson in golden["lessons"]}
+    assert all(set(q["expected"]) <= keys for q in golden["queries"])
