@@ -30,6 +30,9 @@ class Tenant(models.Model):
     slug = models.SlugField(max_length=63, unique=True)
     name = models.CharField(max_length=200)
     region = models.CharField(max_length=63, default="default", help_text="Data residency label.")
+    # Per-tenant judge overrides of the TRIBUTARY_JUDGE_* settings:
+    # {"tiering": bool, "escalate_below": 0-1, "model": str, "strong_model": str}
+    judge_config = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -81,6 +81,21 @@ def env_int(
     return value
 
 
+def env_float(
+    name: str, default: float, help: str, *, minimum: float = 0.0, maximum: float | None = None
+) -> float:
+    raw = _register(name, default, help)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+    if value < minimum or (maximum is not None and value > maximum) or value != value:
+        raise ImproperlyConfigured(f"{name} must be between {minimum} and {maximum}, got {value}")
+    return value
+
+
 def env_list(name: str, default: list[str], help: str) -> list[str]:
     raw = _register(name, ",".join(default), help)
     if raw is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from config.dburl import ENGINE, parse_database_url
 from config.embedded import APP_DATABASE, APP_ROLE, EmbeddedRedis
-from config.env import env_bool, env_int, env_list, env_path, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_path, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -206,6 +206,51 @@ TRIBUTARY_EMBEDDING_THREADS = env_int(
     "CPU threads each process gives the embedding model. One per process: the web, worker and "
     "database processes share the cores, and a multi-threaded model among them stalls on its "
     "own threads (on 2 cores, 1 thread gave 14 % more learns/s than 2).",
+    minimum=1,
+)
+TRIBUTARY_JUDGE = env_str(
+    "TRIBUTARY_JUDGE",
+    "offline",
+    "Which judge classifies new lessons: offline (deterministic, no model), openai (any "
+    "OpenAI-compatible Chat Completions server) or anthropic (Messages API).",
+)
+if TRIBUTARY_JUDGE not in {"offline", "openai", "anthropic"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"TRIBUTARY_JUDGE must be offline, openai or anthropic, got {TRIBUTARY_JUDGE!r}"
+    )
+TRIBUTARY_JUDGE_BASE_URL = env_str(
+    "TRIBUTARY_JUDGE_BASE_URL",
+    None,
+    "Base URL of the judge's API (e.g. http://localhost:11434/v1 for Ollama). Unset: the "
+    "provider's own.",
+)
+TRIBUTARY_JUDGE_API_KEY = env_str(
+    "TRIBUTARY_JUDGE_API_KEY", None, "API key for the judge's provider.", secret=True
+)
+TRIBUTARY_JUDGE_MODEL = env_str(
+    "TRIBUTARY_JUDGE_MODEL", "gpt-4o-mini", "The (cheap) model that judges every new lesson."
+)
+TRIBUTARY_JUDGE_STRONG_MODEL = env_str(
+    "TRIBUTARY_JUDGE_STRONG_MODEL",
+    None,
+    "A stronger model for escalations (contradicts, or low confidence). Unset: no tiering.",
+)
+TRIBUTARY_JUDGE_ESCALATE_BELOW = env_float(
+    "TRIBUTARY_JUDGE_ESCALATE_BELOW",
+    0.75,
+    "Escalate to the strong model when the cheap verdict's confidence is below this.",
+    maximum=1.0,
+)
+TRIBUTARY_JUDGE_TIMEOUT = env_float(
+    "TRIBUTARY_JUDGE_TIMEOUT", 20.0, "Seconds one judge call may take.", minimum=0.1
+)
+TRIBUTARY_JUDGE_ATTEMPTS = env_int(
+    "TRIBUTARY_JUDGE_ATTEMPTS",
+    3,
+    "Tries per verdict (malformed answers, errors, 429s, timeouts; exponential backoff) before "
+    "the lesson is inserted as novel and marked for re-judging.",
     minimum=1,
 )
 TRIBUTARY_EXACT_SEARCH_MAX = env_int(

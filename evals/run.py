@@ -39,7 +39,7 @@ class EvalResult:
 def run(*, tier: str = "offline") -> EvalResult:
     from memory.judge import OfflineJudge, get_judge
 
-    judge = OfflineJudge() if tier == "offline" else get_judge()
+    judge = OfflineJudge() if tier == "offline" else _Failsafe(get_judge())
     cases = judge_report.load_golden()
     classification = judge_report.evaluate(
         judge, cases, judge_report.compute_similarities(judge_report.load_encoder(), cases)
@@ -59,6 +59,24 @@ def run(*, tier: str = "offline") -> EvalResult:
         ],
         judge=getattr(judge, "name", type(judge).__name__),
     )
+
+
+class _Failsafe:
+    """A live judge that fails (after its retries) scores what the service
+    would do: novel."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.name = getattr(judge, "name", type(judge).__name__)
+
+    def classify(self, **kwargs: Any) -> Any:
+        from memory.judge import Relation, Verdict
+        from memory.judge.llm import JudgeUnavailable
+
+        try:
+            return self.judge.classify(**kwargs)
+        except JudgeUnavailable as exc:
+            return Verdict(Relation.NOVEL, None, 0.0, f"judge failed: {exc}", self.name)
 
 
 def load_baseline(path: Path = BASELINE_PATH) -> dict[str, dict[str, float]]:

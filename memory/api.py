@@ -31,6 +31,7 @@ from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, Request
 from memory.selectors import RecallHit, lesson_get, lesson_history, lesson_recall
 from memory.services.learn import lesson_learn
 from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
+from memory.stats import memory_stats
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 from provenance.services import ParentRef
 
@@ -391,3 +392,13 @@ class LessonRetireApi(OwnTransactionApi):
             reason=serializer.validated_data["reason"],
         )
         return self.lesson_answer(request, lesson_id)
+
+
+class StatsApi(APIView):
+    """Counts, learn latency, judge spend, escalation rate and latency."""
+
+    permission_classes = [IsReader]
+
+    @extend_schema(responses=dict, operation_id="stats")
+    def get(self, request: Request) -> Response:
+        return Response(memory_stats())

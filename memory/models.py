@@ -85,6 +85,8 @@ class Lesson(models.Model):
     superseded_by = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
     )
+    # Inserted as novel because the judge failed: to be judged again.
+    needs_rejudge = models.BooleanField(default=False)
     retired_reason = models.CharField(max_length=500, blank=True)
     erased_at = models.DateTimeField(null=True, blank=True)
 
@@ -190,6 +192,7 @@ class LearnRequest(models.Model):
     serialization_failures = models.IntegerField(default=0)  # 40001 / 40P01 retried
     timings = models.JSONField(default=dict, blank=True)  # ms: embed, candidates, judge, apply
     error = models.TextField(blank=True)
+    judge_fallback = models.BooleanField(default=False)  # the judge failed: inserted as novel
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     applied_at = models.DateTimeField(null=True, blank=True)
 
@@ -229,3 +232,29 @@ class EvalRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tier} {self.judge} {self.commit or '?'} {'pass' if self.passed else 'FAIL'}"
+
+
+class ModelCall(models.Model):
+    """One call to a language model (a judge's), for cost and latency:
+    ``GET /api/v1/stats`` and the admin summarise these."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    learn_request = models.ForeignKey(
+        LearnRequest, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=200)
+    purpose = models.CharField(max_length=16)  # classify | escalate
+    input_tokens = models.IntegerField(null=True, blank=True)
+    output_tokens = models.IntegerField(null=True, blank=True)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    latency_ms = models.FloatField()
+    outcome = models.CharField(max_length=16)  # ok | malformed | rate_limited | timeout | error
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "model", "created_at"], name="modelcall_stats")]
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.model} {self.purpose} {self.outcome}"

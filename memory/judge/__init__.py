@@ -3,20 +3,79 @@ with respect to its nearest existing lessons?
 
 Public names: :class:`Relation`, :class:`Candidate`, :class:`Verdict`,
 :class:`Judge` (the protocol), :class:`OfflineJudge` (the deterministic,
-heuristic default) and :func:`get_judge`.
+heuristic default), :func:`get_judge` and :func:`judge_for` (a tenant's
+judge: offline, or an LLM judge with optional tiering, from settings and the
+tenant's ``judge_config``).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
+
+from django.conf import settings
 
 from memory.judge.base import Candidate, Judge, Relation, Verdict
 from memory.judge.offline import OfflineJudge
 
-__all__ = ["Candidate", "Judge", "OfflineJudge", "Relation", "Verdict", "get_judge"]
+__all__ = [
+    "Candidate", "Judge", "OfflineJudge", "Relation", "Verdict", "get_judge", "judge_for",
+]  # fmt: skip
+
+
+def get_judge() -> Judge:
+    """The judge the settings configure, without tenant overrides."""
+    return judge_for({})
+
+
+def judge_for(config: dict[str, Any]) -> Judge:
+    """The judge for a tenant: ``settings.TRIBUTARY_JUDGE`` and its models,
+    overridden by the tenant's ``judge_config`` (``tiering``,
+    ``escalate_below``, ``model``, ``strong_model``)."""
+    if settings.TRIBUTARY_JUDGE == "offline":
+        return _offline()
+    model = str(config.get("model") or settings.TRIBUTARY_JUDGE_MODEL)
+    strong = config.get("strong_model") or settings.TRIBUTARY_JUDGE_STRONG_MODEL
+    tiering = bool(config.get("tiering", True)) and bool(strong)
+    below = _threshold(config.get("escalate_below"), settings.TRIBUTARY_JUDGE_ESCALATE_BELOW)
+    return _llm(
+        settings.TRIBUTARY_JUDGE, model, str(strong) if tiering else "", below,
+        settings.TRIBUTARY_JUDGE_BASE_URL or "", settings.TRIBUTARY_JUDGE_API_KEY or "",
+        settings.TRIBUTARY_JUDGE_TIMEOUT, settings.TRIBUTARY_JUDGE_ATTEMPTS,
+    )  # fmt: skip
+
+
+def _threshold(value: Any, default: float) -> float:
+    """A tenant's threshold if it is a number in [0, 1] (the config is
+    edited by hand in the admin), else the setting."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return number if 0.0 <= number <= 1.0 else default
 
 
 @cache
-def get_judge() -> Judge:
-    """The process-wide judge. The offline judge for now; LLM judges come later."""
+def _offline() -> Judge:
     return OfflineJudge()
+
+
+@cache
+def _llm(
+    provider: str, model: str, strong: str, escalate_below: float, base_url: str, api_key: str,
+    timeout: float, attempts: int,
+) -> Judge:  # fmt: skip
+    # Cached per configuration: one SDK client (and its connection pool) each.
+    from memory.judge.llm import AnthropicJudge, LLMJudge, OpenAIJudge, TieredJudge
+
+    kind: type[LLMJudge] = OpenAIJudge if provider == "openai" else AnthropicJudge
+
+    def make(name: str) -> LLMJudge:
+        return kind(
+            model=name, api_key=api_key, base_url=base_url or None, timeout=timeout,
+            attempts=attempts,
+        )  # fmt: skip
+
+    if strong:
+        return TieredJudge(make(model), make(strong), escalate_below=escalate_below)
+    return make(model)

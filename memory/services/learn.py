@@ -38,15 +38,25 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import Agent, Role
+from accounts.models import Agent, Role, Tenant
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
 from curation.models import Dispute, Event, EventKind
 from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
 from memory.guard import Screening, screen
-from memory.judge import Candidate, Judge, Relation, Verdict, get_judge
-from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
+from memory.judge import Candidate, Judge, Relation, Verdict, judge_for
+from memory.judge.calls import ModelCallRecord, collect_calls
+from memory.judge.llm import JudgeUnavailable
+from memory.models import (
+    LearnRequest,
+    Lesson,
+    LessonStatus,
+    ModelCall,
+    Outcome,
+    RequestStatus,
+    Scope,
+)
 from memory.selectors import lesson_candidates_many
 from provenance.models import Edge, EdgeKind
 from provenance.services import ParentRef, belief_record, check_parents
@@ -196,6 +206,8 @@ class _Decision:
     target_id: uuid.UUID | None
     judge_ms: float
     event_data: dict[str, str] = field(default_factory=dict)
+    fallback: bool = False  # the judge failed; inserted as novel, to be judged again
+    calls: list[ModelCallRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -345,13 +357,14 @@ def _process_batch(
     )
     with tenant_context(tenant_id):
         authors = Agent.objects.in_bulk({r.agent_id for r in claimed})
+        if judge is None:
+            config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True)
+            judge = judge_for(config.first() or {})
     vector_of = {r.id: v for r, v in zip(clean, vectors, strict=True)}
     items = [
         _Item(request=r, vector=vector_of.get(r.id), author=authors[r.agent_id]) for r in claimed
     ]
-    return learn_batch_apply(
-        tenant_id=tenant_id, items=items, judge=judge or get_judge(), progress=progress
-    )
+    return learn_batch_apply(tenant_id=tenant_id, items=items, judge=judge, progress=progress)
 
 
 def learn_request_apply(
@@ -435,24 +448,49 @@ def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bo
             _quarantine(plan, item, screening)
             continue
         candidates = _batch_candidates(plan, item, found[item.request.id])
+        calls: list[ModelCallRecord] = []
         if bounded:
             verdict = Verdict(
                 relation=Relation.NOVEL, target_id=None, confidence=0.0, judge="bound",
                 rationale=f"the scope moved {MAX_REVALIDATIONS} times; inserted as novel",
             )  # fmt: skip
         else:
-            verdict = judge.classify(
-                content=item.request.content,
-                situation=item.request.situation,
-                candidates=candidates,
-            )
+            verdict, calls = _classify(judge, item, candidates)
         offered = {c.id for c in candidates}
         target = verdict.target_id if verdict.target_id in offered else None
         target_author = None
         if target is not None:
             target_author = plan.new[target].author_id if target in plan.new else authors[target]
         _decide(plan, item, verdict, target, target_author, (time.perf_counter() - started) * 1000)
+        decision = plan.decisions[-1]
+        decision.calls = calls
+        if verdict.judge.startswith("fallback:"):
+            decision.fallback = True
+            plan.new[decision.lesson_id].needs_rejudge = True
     return plan
+
+
+def _classify(
+    judge: Judge, item: _Item, candidates: list[Candidate]
+) -> tuple[Verdict, list[ModelCallRecord]]:
+    """The judge's verdict and the model calls it made. A judge that fails
+    (after its own retries) never merges or supersedes anything: the lesson
+    goes in as novel, marked for re-judging, and the fallback is counted."""
+    with collect_calls() as calls:
+        try:
+            verdict = judge.classify(
+                content=item.request.content,
+                situation=item.request.situation,
+                candidates=candidates,
+            )
+        except JudgeUnavailable as exc:
+            log.warning("judge failed for learn request %s: %s", item.request.id, exc)
+            verdict = Verdict(
+                relation=Relation.NOVEL, target_id=None, confidence=0.0,
+                judge=f"fallback:{getattr(judge, 'name', 'judge')}",
+                rationale="The judge failed; inserted as novel and marked for re-judging.",
+            )  # fmt: skip
+    return verdict, list(calls)
 
 
 def _vector(item: _Item) -> Vector:
@@ -637,6 +675,18 @@ def _apply(
                 [(now, successor, old) for old, successor in plan.supersede.items()],
             )
     Edge.objects.bulk_create(plan.edges)
+    ModelCall.objects.bulk_create(
+        [
+            ModelCall(
+                tenant_id=tenant_id, learn_request_id=d.item.request.id, provider=c.provider,
+                model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
+                output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
+                outcome=c.outcome, created_at=now,
+            )
+            for d in plan.decisions
+            for c in d.calls
+        ]
+    )  # fmt: skip
     Dispute.objects.bulk_create(
         [
             Dispute(
@@ -680,7 +730,7 @@ def _apply(
             UPDATE memory_learnrequest SET status = 'applied', outcome = %s, lesson_id = %s,
                 target_lesson_id = %s, judge = %s, verdict_confidence = %s, rationale = %s,
                 attempts = %s, revalidations = %s, serialization_failures = %s,
-                timings = %s::jsonb, applied_at = %s, lease_until = NULL
+                timings = %s::jsonb, applied_at = %s, lease_until = NULL, judge_fallback = %s
             WHERE id = %s
             """,
             [
@@ -697,7 +747,7 @@ def _apply(
                         "batch": count,
                         "total": round((now - d.item.request.created_at).total_seconds() * 1000, 2),
                     }),
-                    now, d.item.request.id,
+                    now, d.fallback, d.item.request.id,
                 )
                 for d in plan.decisions
             ],

@@ -67,3 +67,26 @@ def test_the_sets_are_as_large_as_promised():
     assert {q["type"] for q in golden["queries"]} == {"paraphrase", "exact-token"}
     keys = {lesson["key"] for lesson in golden["lessons"]}
     assert all(set(q["expected"]) <= keys for q in golden["queries"])
+
+
+def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
+    from tests.fake_llm import fake_llm, verdict
+
+    with pytest.raises(CommandError, match="TRIBUTARY_JUDGE"):
+        call_command("evals", "--tier", "live")
+    with fake_llm() as fake:
+        fake.default = verdict("novel", None, 0.9)  # a model that calls everything novel
+        settings.TRIBUTARY_JUDGE = "openai"
+        settings.TRIBUTARY_JUDGE_BASE_URL = f"{fake.url}/v1"
+        settings.TRIBUTARY_JUDGE_MODEL = "always-novel"
+        settings.TRIBUTARY_JUDGE_STRONG_MODEL = None
+        with pytest.raises(CommandError, match=r"classification\.strict_accuracy"):
+            call_command("evals", "--tier", "live")
+        # One call per golden case the harness offers candidates for (a case
+        # with none needs no call).
+        assert 140 <= len(fake.requests) <= 148
+        assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
+    run = EvalRun.objects.get(tier="live")
+    assert run.judge == "openai:always-novel" and not run.passed
+    # Only the novel cases are right.
+    assert run.metrics["classification"]["strict_accuracy"] == pytest.approx(47 / 148, abs=1e-4)

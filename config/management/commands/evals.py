@@ -17,9 +17,13 @@ class Command(BaseCommand):
         parser.add_argument("--no-record", action="store_true", help="do not store the run")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        from django.conf import settings
+
         from evals.run import below_baseline, record, run
 
         tier = options["tier"]
+        if tier == "live" and settings.TRIBUTARY_JUDGE == "offline":
+            raise CommandError("the live tier needs TRIBUTARY_JUDGE=openai or anthropic")
         result = run(tier=tier)
         for report in result.reports:
             self.stdout.write(report + "\n")

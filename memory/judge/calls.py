@@ -1,0 +1,46 @@
+"""The record of model calls a judge makes, collected while it classifies.
+
+The learn worker wraps its judging in :func:`collect_calls`; every call an
+LLM judge makes inside — failed ones too — is appended as a
+:class:`ModelCallRecord`, and the worker writes them (with the tenant) in
+the batch's apply transaction. Outside a collector, records are dropped
+(the offline judge makes no calls at all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelCallRecord:
+    provider: str
+    model: str
+    purpose: str  # classify | escalate | evaluate
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None  # in the provider's currency (USD), when it reports one
+    latency_ms: float
+    outcome: str  # ok | malformed | rate_limited | timeout | error
+
+
+_collector: ContextVar[list[ModelCallRecord] | None] = ContextVar("model_calls", default=None)
+
+
+@contextmanager
+def collect_calls() -> Iterator[list[ModelCallRecord]]:
+    calls: list[ModelCallRecord] = []
+    token = _collector.set(calls)
+    try:
+        yield calls
+    finally:
+        _collector.reset(token)
+
+
+def record_call(**fields: object) -> None:
+    calls = _collector.get()
+    if calls is not None:
+        calls.append(ModelCallRecord(**fields))  # type: ignore[arg-type]
