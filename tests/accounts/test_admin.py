@@ -90,3 +90,31 @@ def test_staff_without_superuser_is_refused(client):
     response = client.get("/admin/accounts/agent/")
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_the_model_call_list_shows_spend_escalation_and_latency_by_model(admin_client):
+    from decimal import Decimal
+
+    from accounts.tenancy import tenant_context
+    from memory.models import ModelCall
+    from tests.conftest import learn
+
+    caller = make_caller("acme", "alice")
+    request = learn(caller, "The deploy API answers 429 unless X-Batch: true is sent.")
+    with tenant_context(caller.agent.tenant_id):
+        for model, purpose, latency, cost in [
+            ("cheap-model", "classify", 100.0, "0.0004"),
+            ("cheap-model", "classify", 300.0, "0.0004"),
+            ("strong-model", "escalate", 900.0, "0.0100"),
+        ]:
+            ModelCall.objects.create(
+                tenant_id=caller.agent.tenant_id, learn_request=request, provider="openai",
+                model=model, purpose=purpose, input_tokens=200, output_tokens=30,
+                cost=Decimal(cost), latency_ms=latency, outcome="ok",
+            )  # fmt: skip
+    page = admin_client.get("/admin/memory/modelcall/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "spend 0.0108" in text and "escalation rate 1.0" in text
+    assert "cheap-model" in text and "200.0 / 290.0" in text  # p50 / p95 of 100, 300
+    assert "900.0 / 900.0" in text
