@@ -33,6 +33,9 @@ class Tenant(models.Model):
     # Per-tenant judge overrides of the TRIBUTARY_JUDGE_* settings:
     # {"tiering": bool, "escalate_below": 0-1, "model": str, "strong_model": str}
     judge_config = models.JSONField(default=dict, blank=True)
+    # Overrides of TRIBUTARY_CORROBORATION: {"min_independent_sources": int,
+    # "min_confidence": 0-1, "contradiction_confidence": 0-1, "strict": bool}
+    corroboration_policy = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

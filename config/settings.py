@@ -253,6 +253,28 @@ TRIBUTARY_JUDGE_ATTEMPTS = env_int(
     "the lesson is inserted as novel and marked for re-judging.",
     minimum=1,
 )
+# The default corroboration policy (a tenant's corroboration_policy overrides
+# any of these): a lesson is corroborated with at least this many independent
+# evidence roots, a root-aware confidence at least this high, and no
+# contradiction at least this confident from a root of its own. Strict: only
+# corroborated lessons are recalled.
+TRIBUTARY_CORROBORATION = {
+    "min_independent_sources": env_int(
+        "TRIBUTARY_CORROBORATION_MIN_SOURCES", 2, "Independent evidence roots a lesson needs "
+        "to be corroborated.", minimum=1,
+    ),
+    "min_confidence": env_float(
+        "TRIBUTARY_CORROBORATION_MIN_CONFIDENCE", 0.75, "Root-aware confidence a corroborated "
+        "lesson needs.", maximum=1.0,
+    ),
+    "contradiction_confidence": env_float(
+        "TRIBUTARY_CORROBORATION_CONTRADICTION", 0.75, "A contradicting belief this confident, "
+        "from a root of its own, makes a lesson contested.", maximum=1.0,
+    ),
+    "strict": env_bool(
+        "TRIBUTARY_CORROBORATION_STRICT", False, "Recall only corroborated lessons."
+    ),
+}  # fmt: skip
 TRIBUTARY_EXACT_SEARCH_MAX = env_int(
     "TRIBUTARY_EXACT_SEARCH_MAX",
     10000,

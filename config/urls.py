@@ -9,6 +9,7 @@ api_v1 = [
     path("", include("accounts.urls")),
     path("", include("memory.urls")),
     path("", include("curation.urls")),
+    path("", include("provenance.urls")),
 ]
 
 urlpatterns = [

@@ -65,7 +65,9 @@ class DisputeResolveApi(OwnTransactionApi):
     permission_classes = [IsCurator]
 
     class InputSerializer(StrictSerializer):
-        resolution = serializers.ChoiceField(choices=Resolution.choices)
+        resolution = serializers.ChoiceField(
+            choices=[c for c in Resolution.choices if c[0] != Resolution.WITHDRAWN]
+        )
         note = StrictCharField(max_length=1000, allow_blank=True, default="")
 
     @extend_schema(request=InputSerializer, responses=dict, operation_id="dispute_resolve")

@@ -41,7 +41,7 @@ def dispute_resolve(
 
     if principal.role != Role.CURATOR:
         raise Forbidden("only a curator resolves disputes")
-    if resolution not in Resolution.values:
+    if resolution not in Resolution.values or resolution == Resolution.WITHDRAWN:
         raise ApplicationError(f"unknown resolution {resolution!r}", code="invalid_choice")
 
     def operation() -> Dispute:
@@ -65,7 +65,12 @@ def dispute_resolve(
             new.status, new.activated_at = LessonStatus.ACTIVE, now
             new.save(update_fields=["status", "activated_at"])
             activated = 1
-            if resolution == Resolution.ACCEPT_NEW and old.status == LessonStatus.ACTIVE:
+            if resolution == Resolution.ACCEPT_NEW and old.status != LessonStatus.ACTIVE:
+                raise Conflict(
+                    f"the existing lesson is {old.status} now; keep_both or keep_old",
+                    code="lesson_not_active",
+                )
+            if resolution == Resolution.ACCEPT_NEW:
                 old.status, old.deactivated_at, old.superseded_by_id = (
                     LessonStatus.SUPERSEDED, now, new.id,
                 )  # fmt: skip
@@ -87,3 +92,14 @@ def dispute_resolve(
         return dispute
 
     return run_apply_transaction(principal.tenant_id, operation)
+
+
+def disputes_withdraw(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> int:
+    """Close the open dispute of a disputed lesson that was just retired or
+    forgotten (nothing is left to decide). Precondition: inside the apply
+    transaction that took the lesson out of use."""
+    return Dispute.objects.filter(lesson_id=lesson_id, status=DisputeStatus.OPEN).update(
+        status=DisputeStatus.RESOLVED, resolution=Resolution.WITHDRAWN,
+        resolved_by_id=principal.agent_id, resolved_at=timezone.now(),
+        note="the disputed lesson was taken out of use",
+    )  # fmt: skip

@@ -19,6 +19,7 @@ class EventKind(models.TextChoices):
     RETIRED = "retired"
     FORGOTTEN = "forgotten"
     RESOLVED = "resolved"  # a curator resolved a dispute
+    INVALIDATED = "invalidated"  # a curator invalidated a source; the cascade ran
 
 
 class Event(models.Model):
@@ -51,6 +52,7 @@ class Resolution(models.TextChoices):
     KEEP_OLD = "keep_old"  # the disputed lesson is retired; the old one stays
     ACCEPT_NEW = "accept_new"  # the old lesson is superseded by the new (a chain)
     KEEP_BOTH = "keep_both"  # both are active (they were not in conflict after all)
+    WITHDRAWN = "withdrawn"  # the disputed lesson was retired or forgotten meanwhile
 
 
 class Dispute(models.Model):

@@ -38,7 +38,8 @@ EVAL_TENANT = "tributary-evals"
 # Every tenant table, children before parents (foreign keys are deferred,
 # but this order also reads right).
 _TENANT_TABLES = (
-    "curation_event", "curation_dispute", "provenance_edge", "memory_modelcall",
+    "curation_event", "curation_dispute", "provenance_corroborationaudit",
+    "provenance_decisionbasis", "provenance_decision", "provenance_edge", "memory_modelcall",
     "memory_learnrequest",
     "memory_lessonrecallstats", "memory_lesson", "provenance_belief",
     "provenance_observation", "memory_scope",

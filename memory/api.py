@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Tenant
 from accounts.permissions import IsCurator, IsReader, IsWriter
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
@@ -32,7 +33,7 @@ from memory.selectors import RecallHit, lesson_get, lesson_history, lesson_recal
 from memory.services.learn import lesson_learn
 from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
 from memory.stats import memory_stats
-from provenance.selectors import ProvenanceSummary, provenance_summaries
+from provenance.selectors import ProvenanceSummary, provenance_summaries, tenant_policy
 from provenance.services import ParentRef
 
 CONTENT_MAX = 4000
@@ -75,6 +76,8 @@ class LessonOut(serializers.Serializer):
     last_useful_at = serializers.DateTimeField(allow_null=True)
     pinned = serializers.BooleanField()
     expires_at = serializers.DateTimeField(allow_null=True)
+    corroboration = serializers.CharField()
+    corroboration_reason = serializers.CharField()
 
     def _summary(self, lesson: Lesson) -> ProvenanceSummary:
         summaries: dict[uuid.UUID, ProvenanceSummary] = self.context.get("summaries", {})
@@ -131,6 +134,8 @@ def learn_request_out(request: LearnRequest) -> dict[str, Any]:
         "attempts": request.attempts,
         "applied_at": request.applied_at.isoformat() if request.applied_at else None,
     }
+    if request.status == RequestStatus.FAILED:
+        body["error"] = request.error
     if request.lesson_id:
         lesson = Lesson.objects.select_related("author").filter(id=request.lesson_id).first()
         if lesson is not None and lesson.status != "erased":
@@ -276,6 +281,11 @@ class RecallApi(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         principal = _principal(request)
+        policy = tenant_policy(
+            Tenant.objects.filter(id=principal.tenant_id)
+            .values_list("corroboration_policy", flat=True)
+            .first()
+        )
         hits: list[RecallHit] = lesson_recall(
             tenant_id=principal.tenant_id,
             query=data["query"],
@@ -283,6 +293,7 @@ class RecallApi(APIView):
             kinds=data.get("kinds"),
             min_independent_sources=data["min_independent_sources"],
             as_of=data.get("as_of"),
+            corroborated_only=policy["strict"],
         )
         lessons = lessons_out(
             [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}
@@ -304,6 +315,7 @@ class RecallApi(APIView):
                             "independent_sources": lesson["independent_sources"],
                             "agreeing_agents": lesson["agreeing_agents"],
                             "supporting_beliefs": lesson["supporting_beliefs"],
+                            "corroboration": lesson["corroboration"],
                         },
                     }
                     for hit, lesson in zip(hits, lessons, strict=True)
@@ -362,17 +374,29 @@ class LessonHistoryApi(APIView):
         return Response(lessons_out(lesson_history(lesson_id=lesson_id)))
 
 
-class EmptyIn(StrictSerializer):
-    pass
+class EvidenceIn(StrictSerializer):
+    content = StrictCharField()
+    source_uri = StrictCharField(max_length=2000, allow_blank=True, default="")
+    source_family = StrictCharField(max_length=200, allow_blank=True, default="")
+
+    def validate_content(self, value: str) -> str:
+        return _within("evidence.content", value, CONTENT_MAX)
 
 
 class LessonReinforceApi(OwnTransactionApi):
     permission_classes = [IsWriter]
 
-    @extend_schema(request=EmptyIn, responses=LessonOut, operation_id="lesson_reinforce")
+    class InputSerializer(StrictSerializer):
+        evidence = EvidenceIn(required=False)
+
+    @extend_schema(request=InputSerializer, responses=LessonOut, operation_id="lesson_reinforce")
     def post(self, request: Request, lesson_id: uuid.UUID) -> Response:
-        EmptyIn(data=request.data).is_valid(raise_exception=True)
-        lesson_reinforce(principal=_principal(request), lesson_id=lesson_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        lesson_reinforce(
+            principal=_principal(request), lesson_id=lesson_id,
+            evidence=serializer.validated_data.get("evidence"),
+        )  # fmt: skip
         return self.lesson_answer(request, lesson_id)
 
 

@@ -38,7 +38,9 @@ class Screening:
     reason: str = ""  # one sentence for curators; never echoes the payload
 
 
-_INVISIBLE = re.compile("[\u200b-\u200f\u2028-\u202f\u2060-\u2064\ufeff\u00ad]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202f\u2060-\u206f\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f]"
+)
 
 
 # Cyrillic and Greek letters that look Latin ("Frоm" with a Cyrillic о).
@@ -51,6 +53,7 @@ _HOMOGLYPHS = str.maketrans(
 def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_HOMOGLYPHS)
     text = _INVISIBLE.sub("", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -58,196 +61,198 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-# --- the judge or any model reading this: "ignore the above" ---------------
+# --- whatever classifies or reads the lesson: "ignore the above" -----------
+# Every rule needs an anchor that ordinary ops text does not have: the
+# judge, the verdict, the lesson or memory itself, the reader as an AI, the
+# model's own instructions. "Ignore the locale warnings" has none.
 
-_PRIOR = r"(?:all |any |the |your |my |these |those )?(?:previous|prior|above|preceding|earlier|former|system|original|existing|other)"
-_GUIDANCE = r"(?:instructions?|prompts?|rules|directions|guidelines|guidance|rubric|context|messages?|text|content|constraints|guardrails|polic(?:y|ies)|(?:screening|safety|security) (?:policy|rules|checks|review))"
-_SCORER = r"(?:classifier|judge|grader|evaluator|scorer|reviewer|screener|moderator|model|assistant|ai|llm)"
+_PRIOR = r"(?:all |any |the |your |my |these |those )?(?:previous|prior|above|preceding|earlier|former|system|original)"
+_GUIDANCE = (
+    r"(?:instructions?|prompts?|rules|directions|guidelines|guidance|rubric|context|directives)"
+)
+_SCORER = r"(?:classifier|judge|grader|evaluator|scorer|screener|moderator)"
+_VERDICT = r"(?:duplicate|novel|contradicts|contradiction|unique|not[- ]a[- ]duplicate|identical)"
 _OVERRIDE = [
-    _rx(rf"\b(?:ignore|disregard|forget|override|bypass|skip)\b (?:{_PRIOR} )?{_GUIDANCE}\b"),
+    _rx(rf"\b(?:ignore|disregard|forget|override|bypass)\b {_PRIOR} {_GUIDANCE}\b"),
     _rx(
-        r"\b(?:ignore|disregard|forget)\b (?:everything|all|anything) (?:above|before|else|previous|prior|you (?:were|have been) told)"
+        r"\b(?:ignore|disregard|forget)\b (?:everything|all|anything) (?:above|previous|prior|you (?:were|have been) told)"
     ),
     _rx(
-        r"\b(?:ignore|disregard)\b (?:the|any|all)? ?(?:candidates?|other lessons?|existing lessons?)\b"
+        r"\b(?:ignore|disregard)\b (?:the |any |all )?(?:candidates?|other lessons?|existing lessons?|stored lessons?)\b"
     ),
     _rx(
-        r"\b(?:answer|respond|reply|output|return|say|classify|label|judge|mark|rate|treat)\b[^.]{0,40}\b(?:as|with|that it is|it is)\b ?[\"'`]?(?:a )?(?:duplicate|novel|contradicts|contradiction|identical|the same)\b"
+        rf"\b(?:answer|respond|reply|output|return|classify|label|judge|rate)\b[^.]{{0,40}}\b(?:as|with)\b ?[\"'`]?(?:a )?{_VERDICT}\b"
     ),
     _rx(
-        r"\b(?:you are|you're|act as|pretend to be|from now on you)\b[^.]{0,30}\b(?:now|no longer|a different|an? (?:unrestricted|new)|dan|jailbroken)\b"
+        rf"\bmark (?:this|me)\b(?: lesson| memory| entry| note)?[^.]{{0,20}}\b(?:{_VERDICT}|trustworthy)\b"
+    ),
+    _rx(
+        r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|\bpretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
     ),
     _rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
     _rx(
-        r"\b(?:the )?(?:judge|classifier|grader|evaluator|model|assistant|ai|llm)\b[^.]{0,30}\b(?:must|should|shall|will)\b[^.]{0,30}\b(?:answer|output|return|say|classify|merge|supersede|treat)\b"
+        rf"\b(?:the )?{_SCORER}s?\b[^.]{{0,30}}\b(?:must|should|shall)\b[^.]{{0,30}}\b(?:answer|output|return|say|classify|merge|supersede|treat|mark|label|approve)\b"
     ),
     _rx(
-        r"\b(?:supersede|overwrite|replace|delete|retire)\b (?:all|every|the other|any other|existing) (?:lessons?|memories|entries)\b"
+        r"\b(?:supersede|overwrite|replace|delete|retire)\b (?:all|every|the other|any other|existing) (?:lessons?|memories|memory entries)\b"
     ),
-    # addressing whatever scores the lesson
+    # whatever scores the lesson, addressed
     _rx(
         rf"\b(?:note|notice|message|memo|instructions?|reminder)s? (?:to|for) (?:the |any |every )?{_SCORER}"
     ),
     _rx(rf"\b{_SCORER} ?(?:notice|note|instructions?|override|directive)\s*:"),
     _rx(rf"\bif you(?: are|'re) (?:the |an? )?(?:\w+ )?{_SCORER}"),
     _rx(
+        r"\bif you(?: are|'re) (?:the |an? )?(?:model|ai|llm|assistant) (?:scoring|judging|classifying|reading|evaluating|grading|reviewing)"
+    ),
+    _rx(
         rf"\b(?:any|every|each|all|the) {_SCORER}s? (?:that |who |which )?(?:sees?|reads?|reviews?|scores?|process(?:es)?|evaluates?|grades?|checks?|reviewing|scoring|reading|grading|evaluating)\b"
     ),
     # a verdict dictated
     _rx(
-        r"\b(?:correct |right |true |expected |final )?(?:label|verdict|classification|rating|score|decision)s? (?:is|=|should be|must be|will be)\s*[\"'`]?(?:novel|unique|new|duplicate|benign|safe|trusted|trustworthy|clean|approved|contradicts|not[- ]a[- ]duplicate)\b"
+        rf"\b(?:verdict|classification)s? (?:is|=|should be|must be|will be)\s*[\"'`]?(?:{_VERDICT}|benign|safe|trusted|trustworthy|clean|approved)\b"
+    ),
+    _rx(rf"\bcorrect (?:output|answer|label|verdict|classification)\b[^.]{{0,30}}\b{_VERDICT}\b"),
+    _rx(r"\bemit (?:the |a )?(?:verdict|label|classification)|\bverdict\s*=\s*\w+"),
+    _rx(
+        rf"\b(?:reply|respond|answer|output|return|say|print|emit)\s*(?:(?:only|solely|just) (?:with|using)\s*)?[\"'`]?(?:{_VERDICT}|benign|safe)[\"'`]?\s*(?:and nothing else|only|alone)\b"
     ),
     _rx(
-        r"\bemit (?:the |a )?(?:verdict|label|classification)|\bverdict\s*=\s*\w+|\b(?:reply|respond|answer|output) (?:only|solely|just) (?:with|using)\b"
+        rf"\b(?:reply|respond|answer) (?:only|solely|just) (?:with|using)\s*[\"'`]?(?:{_VERDICT}|benign|safe|yes|no)\b"
     ),
-    _rx(
-        r"\b(?:skip|bypass|stop) (?:the |all |any )?(?:remaining|other|further|rest of the) (?:checks|steps|screening|analysis|review)\b|\bstop analy[sz]ing\b"
-    ),
-    _rx(
-        r"\bmark (?:it|this|me)\b[^.]{0,20}\b(?:not[- ]a[- ]duplicate|trustworthy|trusted|safe|novel|unique|verified)\b"
-    ),
+    _rx(r"\bstop analy[sz]ing\b"),
     # the model's own instructions declared void
     _rx(
-        r"\b(?:previous|prior|earlier|preceding|system|original|your|above)\b (?:\w+ ){0,2}(?:rules|instructions|directions|rubric|guidance|guidelines|prompts?|directives)\b[^.]{0,30}\b(?:are|is|were|have been)\b (?:now )?(?:obsolete|void|null|cancel+ed|revoked|rescinded|superseded|lifted|suspended|no longer (?:binding|valid|in effect|in force|apply|applicable))"
+        rf"\b(?:previous|prior|earlier|preceding|system|original|your|above)\b (?:\w+ ){{0,2}}{_GUIDANCE}\b[^.]{{0,30}}\b(?:(?:are|is|were|have been) (?:now )?(?:obsolete|void|null|cancel+ed|revoked|rescinded|superseded|lifted|suspended)|(?:are |is )?no longer (?:binding|valid|in effect|in force|apply|applies|applicable))"
     ),
     _rx(
-        r"\b(?:rules|instructions|directions|rubric|guidance|guidelines|prompt)\b you (?:were|have been|got|received) (?:given|handed|told|provided|trained)"
+        rf"\b(?:forget|ignore|disregard|set aside|drop|abandon)\b[^.]{{0,30}}\b{_GUIDANCE} you (?:were|have been|got) (?:given|handed|told|provided)"
     ),
     _rx(
-        r"\b(?:set aside|drop|abandon|suspend|turn off|disable) (?:the |your |all )?(?:screening|safety|security|content|moderation) (?:policy|policies|rules|checks|filters?|review)\b"
-    ),
-]
-
-_OVERRIDE += [
-    _rx(
-        r"\b(?:set aside|drop|abandon|suspend|turn off|disable|skip|bypass) (?:the |your |all )?(?:(?:prompt[- ])?injection |screening |safety |security |content |moderation )?(?:policy|policies|rules|checks|filters?|review|screen|screening|guard|guardrails)\b"
+        rf"\b{_GUIDANCE} you (?:were|have been|got) (?:given|handed|told|provided)(?: \w+)?[^.]{{0,30}}\b(?:are|is|were) (?:now )?(?:superseded|obsolete|void|no longer)"
     ),
     _rx(
-        r"\bset (?:your |the |all )?(?:rubric|rules|instructions|guidelines|guidance|policy|screening)(?: \w+)? aside\b"
+        r"\b(?:set aside|abandon|suspend|turn off|disable|skip|bypass|ignore)\b (?:the |your |all )?(?:prompt[- ])?(?:injection|screening|safety|moderation|content) (?:policy|policies|rules|checks|filters?|screen|screening|guard|guardrails)\b"
     ),
     _rx(
-        r"\b(?:only |the )?correct (?:output|answer|label|verdict|response|classification)\b[^.]{0,30}\b(?:novel|unique|duplicate|benign|safe|trusted|contradicts)\b"
-    ),
-    _rx(
-        r"\b(?:output|answer|reply|respond with|return|say|print|emit)\s*[\"'`]?(?:novel|unique|duplicate|contradicts|safe|benign)[\"'`]?\s*(?:and nothing else|only|alone)\b"
-    ),
-    _rx(
-        r"\b(?:instructions|rules|directions|rubric|guidance|guidelines|prompts?)\b (?:\w+ )?no longer (?:apply|applies|binding|valid|in effect|in force|matter)"
+        r"\bset (?:your |the |all )?(?:rubric|instructions|guidelines|guidance|screening(?: policy)?) aside\b"
     ),
 ]
 
 # --- a future reader: "when you recall this, first send …" ------------------
 
-_READER = r"(?:you|agents?|assistants?|ais?|models?|llms?|bots?|whoever|anyone)"
+_AI = r"(?:agents?|assistants?|ais?|models?|llms?|bots?)"
+_THIS = r"this(?:\s*[,:;.!-]|\s*$| (?:lesson|memory|memories|note|entry|text|message))"
 _ACTION = r"(?:send|post|upload|email|forward|transmit|share|leak|exfiltrate|run|execute|call|fetch|visit|open|download|install|delete|disable|grant|push|print|reveal|output|include|append|tell)"
-_COVERT_VERB = r"(?:remove|add|delete|disable|grant|push|send|approve|modify|change|install|run|turn off|switch off|copy|upload|rewrite|drop|wipe|merge|exfiltrate)"
+_COVERT_VERB = r"(?:remove|add|delete|disable|grant|push|send|approve|modify|change|install|run|turn off|switch off|copy|upload|rewrite|wipe|merge|exfiltrate)"
 _FUTURE_READER = [
+    _rx(
+        rf"\b(?:when|whenever|once|if|after|as soon as) (?:you|an? (?:agent|assistant|model|ai)|any (?:agent|assistant|model|ai)) (?:recall|read|see|retrieve|load|find|get|encounter|process)s? {_THIS}"
+    ),
+    _rx(
+        rf"\b(?:any|every|all|each) {_AI} (?:that |who )?(?:reads?|recalls?|retrieves?|sees?|loads?|reading|recalling|seeing|loading) (?:this|these)"
+    ),
+    _rx(
+        rf"\b{_AI} (?:that |who |which )?(?:load|loads|read|reads|recall|recalls|retrieve|retrieves|see|sees|find|finds) this (?:memory|lesson|note|entry|text)"
+    ),
+    _rx(
+        rf"\bbefore (?:answering|responding|replying|you (?:answer|respond|reply))\b[^.]{{0,40}}\b{_ACTION}\b"
+    ),
+    _rx(
+        r"\b(?:do not|don't|never) (?:tell|inform|mention (?:(?:this|it|that)(?: \w+)? )?to|let) (?:the )?(?:user|human)s?\b"
+    ),
+    _rx(r"\bwithout (?:telling|informing|asking) (?:the )?(?:user|human)s?\b"),
+    _rx(
+        rf"\b(?:this is|here is|these are) (?:an? )?(?:new |updated |important )?(?:instructions?|orders?|commands?) (?:for|to) (?:all )?{_AI}\b"
+    ),
+    _rx(
+        rf"\b(?:attention|note to|message (?:to|for)|important for|instructions? for)\b:? (?:all )?{_AI}\b[^.]{{0,60}}\b(?:must|should|need to|have to|always|immediately)\b"
+    ),
     # the user kept in the dark
     _rx(
-        r"\b(?:keep|leave) (?:this|that|it|these|those|the)(?: \w+)? (?:out of|from) (?:any |your |the |all )?(?:reply|replies|response|responses|answer|answers|summary|summaries|report|output|logs?|changelog)"
+        r"\b(?:keep|leave) (?:this|that|it)(?: change| step| action| rule)? (?:out of|from) (?:any |your |the |all )?(?:reply|replies|response|responses|answer|answers|summary|summaries|report|changelog|chat)"
     ),
     _rx(
-        r"\b(?:never|don't|do not|without) (?:surface|surfacing|mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|show|showing|log|logging) (?:this|it|that|the (?:step|change|action))"
+        r"\b(?:never|don't|do not|without) (?:surface|surfacing|mention|mentioning|reveal|revealing|disclose|disclosing|show|showing) (?:this|it|that)(?: step| change| action)? (?:to|with) (?:the )?(?:user|human|operator|anyone)"
     ),
     _rx(
-        r"\b(?:user|human|operator|curator|team|maintainers?|owner)s? (?:should|must|need|is|are) (?:not|never) (?:to )?(?:learn|know|find out|see|notice|be told|be informed)\b"
+        r"\b(?:user|human|operator|curator|owner)s? (?:should|must|is|are) (?:not|never) (?:to )?(?:learn|know|find out|be told|be informed)\b"
     ),
+    _rx(r"\bno need to (?:bother|tell|inform|ask) (?:the )?(?:user|human)s?\b"),
     _rx(
-        r"\bno need to (?:bother|tell|inform|ask|notify|involve|check with|alert|wake) (?:the )?(?:user|human|operator|anyone|owner|team)"
-    ),
-    _rx(
-        rf"(?:^|[.;:!?,-] ?|\b(?:and|then|you|to|please) )(?:quietly|silently|secretly|covertly|discreetly) {_COVERT_VERB}\b"
+        rf"(?:^|[.;:!?,-] ?|\b(?:you|then|please) )(?:quietly|silently|secretly|covertly|discreetly) {_COVERT_VERB}\b"
     ),
     # the reader addressed
+    _rx(rf"\b(?:future|next|later|subsequent) {_AI}\s*[:,-]"),
     _rx(
-        r"\b(?:future|next|later|subsequent) (?:assistants?|agents?|models?|ais?|llms?|bots?|readers?|sessions?)\s*[:,-]"
+        rf"\b(?:future|next|later|subsequent) {_AI}\b[^.]{{0,20}}\b(?:must|should|need to|have to|always|are to)\b"
     ),
     _rx(
-        r"\b(?:to )?whoever (?:picks|reads|finds|loads|recalls|sees|retrieves|gets|evaluates|scores|grades|reviews|checks|processes)\b"
-    ),
-    _rx(r"\b(?:on|upon|after) (?:reading|recalling|loading|seeing|retrieving|finding) this\b"),
-    _rx(
-        r"\b(?:agents?|assistants?|models?|ais?|llms?|bots?) (?:that |who |which )?(?:load|loads|read|reads|recall|recalls|retrieve|retrieves|see|sees|find|finds) this (?:memory|lesson|note|entry|text)"
+        r"\b(?:to )?whoever (?:picks|reads|finds|loads|recalls|sees|retrieves|gets|evaluates|scores|grades|reviews|checks|processes) this\b"
     ),
     _rx(
-        r"\b(?:when|whenever|once|if|after|as soon as) (?:you|an? (?:agent|assistant|model|ai)|any (?:agent|assistant|model|ai)) (?:recall|read|see|retrieve|load|find|get|encounter|process)s? (?:this|these|the (?:lesson|memory|note))"
-    ),
-    _rx(
-        r"\b(?:any|every|all|each) (?:agents?|assistants?|ais?|models?|llms?) (?:that |who )?(?:reads?|recalls?|retrieves?|sees?|loads?|reading|recalling|seeing) (?:this|these)"
-    ),
-    _rx(
-        rf"\b(?:before|instead of) (?:answering|responding|replying|doing anything(?: else)?|anything else|you (?:answer|respond|continue))\b[^.]{{0,40}}\b{_ACTION}\b"
-    ),
-    _rx(
-        r"\b(?:do not|don't|never) (?:tell|inform|mention (?:this )?to|alert|notify) (?:the )?(?:user|human|operator|curator|anyone)"
-    ),
-    _rx(
-        r"\b(?:without|secretly|silently|quietly)\b[^.]{0,25}\b(?:telling|informing|asking|notifying)\b (?:the )?(?:user|human|operator|anyone)"
-    ),
-    _rx(
-        rf"\b(?:this is|here is|these are) (?:an? )?(?:new |updated |important )?(?:instructions?|orders?|commands?) (?:for|to) {_READER}\b"
-    ),
-    _rx(
-        rf"\b(?:attention|note to|message (?:to|for)|important for|instructions? for)\b:? (?:all )?{_READER}\b[^.]{{0,60}}\b(?:must|should|need to|have to|always|immediately)\b"
+        r"\b(?:on|upon|after) (?:reading|recalling|loading|seeing|retrieving|finding) this(?:\s*[,:;]| (?:lesson|memory|note|entry))"
     ),
 ]
 
-_FUTURE_READER += [
-    _rx(
-        r"\b(?:future|next|later|subsequent) (?:assistants?|agents?|models?|ais?|llms?|bots?|readers?)\b[^.]{0,20}\b(?:must|should|need to|have to|always|are to)\b"
-    ),
-]
+_FUTURE_READER.append(
+    _rx(rf"\b{_AI} (?:recalling|reading|loading|retrieving|seeing|finding) {_THIS}")
+)
 
 # --- secrets leaving: keys, env vars, credentials to a URL -----------------
 
-_SENSITIVE = (
-    r"(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s| keys?)?|tokens?|passwords?|passphrases?|credentials?|"
-    r"private keys?|ssh keys?|id_rsa|\.env\b|env(?:ironment)? ?(?:vars?|variables?)|"
-    r"session cookies?|cookies|\$\{?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)[A-Z0-9_]*\}?|"
-    r"aws_secret\w*|~/\.ssh|~/\.aws|/etc/shadow|printenv|os\.environ)"
-)
-_SEND = r"(?:send|post|upload|e-?mail|forward|transmit|exfiltrate|leak|copy|paste|pipe|submit|share|report|sync|mirror|dump|beacon)"
-_DEST = r"(?:https?://|ftp://|\b\w[\w-]*\.(?:com|net|org|io|xyz|ru|cn|tk|site|top|info|me|co|ai|dev|app)\b|webhook|pastebin|ngrok|requestbin|discord|telegram|\b(?:\d{1,3}\.){3}\d{1,3}\b)"
-_EXFILTRATION = [
-    _rx(rf"\b{_SEND}\b[^.]{{0,80}}{_SENSITIVE}[^.]{{0,80}}{_DEST}"),
-    _rx(rf"{_SENSITIVE}[^.]{{0,80}}\b{_SEND}\b[^.]{{0,60}}{_DEST}"),
-    _rx(rf"{_SEND}\b[^.]{{0,40}}{_DEST}[^.]{{0,80}}{_SENSITIVE}"),
-    _rx(
-        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:-d|--data\S*|-F|--form|-T|--upload-file|-X ?POST|--post-\w+|-H)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
-    ),
-    _rx(
-        r"\b(?:printenv|env|set|cat [^|;]*(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]*)\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64)\b"
-    ),
-]
-
 _SECRET_ENV = re.compile(
-    r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b"
+    r"\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b\}?"
 )
-_SECRET_FILE = _rx(
-    r"~/\.aws|~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b|\bcredentials (?:file|\.json)|/etc/shadow|\bkubeconfig\b|\bcookies?\b"
-    r"|\byour (?:api |access |secret |session |auth )?(?:keys?|tokens?|credentials|passwords?|secrets|cookies)\b"
+_SECRET_THING = _rx(
+    r"~/\.aws(?:/\w+)?|~/\.ssh(?:/\w+)?|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b|\bcredentials (?:file|\.json)|/etc/shadow|\bsession cookies?\b|\bprintenv\b|\bos\.environ\b"
+    r"|\byour (?:api |access |secret |session |auth |ssh )?(?:keys?|tokens?|credentials|passwords?|secrets|cookies)\b"
 )
 _DESTINATION = _rx(
     r"https?://|ftp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bgists?\b|pastebin|\bngrok\b|webhook|requestbin|\bs3://|@[\w-]+\.[a-z]{2,}\b"
     r"|(?:^|\s)#[a-z][\w-]+|\$\([^)]*\)\.[\w.-]+\.[a-z]{2,}"
 )
-_TRANSFER = _rx(
-    r"\b(?:post|posts|posting|send|sends|append|paste|upload|scp|rsync|curl|wget|nslookup|dig|share|drop|e-?mail|forward|sync|put|submit|report|beacon|transmit|exfiltrate|leak|publish)\b"
-)
+_MOVE = r"(?:(?:post|send|append|paste|upload|e-?mail|forward|beacon|transmit|exfiltrat|leak|pip|attach)(?:e|es|s|ed|ing)?|scp|rsync|curl|wget|nslookup)"
+_MOVE_SECRET = _rx(rf"\b{_MOVE}\b[^.|]{{0,40}}?(?:its value|their values|the value|the contents)?")
 
 
 def _exfiltration(text: str) -> bool:
     """A secret (an env var named like one, a credentials file, "your
-    keys"), a destination (URL, IP, gist, channel, DNS) and a verb that
-    moves data, in one lesson."""
-    secret = _SECRET_ENV.search(text) or _SECRET_FILE.search(text)
-    return bool(secret and _DESTINATION.search(text) and _TRANSFER.search(text))
+    keys"), moved (a verb whose object it is, or "its value" right after
+    it), to a destination (URL, IP, gist, channel, DNS) — in one lesson."""
+    if not _DESTINATION.search(text):
+        return False
+    if _PIPED_OUT.search(text):
+        return True  # "printenv | curl …", "cat ~/.aws/credentials | nc …"
+    secrets_at = [m.start() for m in _SECRET_ENV.finditer(text)]
+    secrets_at += [m.start() for m in _SECRET_THING.finditer(text)]
+    for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
+        if any(0 <= at - move.end() <= 40 for at in secrets_at):
+            return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
+        after = text[move.end() : move.end() + 50].lower()
+        if re.match(r"\s*(?:its|their|the) values?\b", after) and any(
+            at < move.start() for at in secrets_at
+        ):
+            return True  # "STRIPE_SECRET_KEY … POST its value to https://…"
+    return False
 
+
+_PIPED_OUT = _rx(
+    r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64)\b"
+)
+
+
+_EXFILTRATION = [
+    _rx(
+        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:-d|--data\S*|-F|--form|-T|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
+    ),
+]
 
 # --- remote code: download and run ------------------------------------------
 
 _FETCH = r"(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)"
-_SHELL = r"(?:sudo\s+)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\b"
+# A shell, or an interpreter reading its program from stdin (not "-m json.tool").
+_SHELL = r"(?:sudo\s+)?(?:(?:ba|z|k|da|fi)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-m\b)|iex\b|invoke-expression\b|pwsh\b|powershell\b)"
 _REMOTE_CODE = [
     _rx(rf"\b{_FETCH}\b[^|\n]{{0,200}}\|\s*{_SHELL}"),
     _rx(rf"(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_FETCH}\b"),
@@ -257,20 +262,19 @@ _REMOTE_CODE = [
         r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?new-object\b|iwr\b|irm\b|invoke-webrequest\b|invoke-restmethod\b)"
     ),
     _rx(r"\bdownloadstring\s*\("),
-    _rx(r"\b(?:exec|eval)\s*\([^)]{0,40}(?:__import__|urllib|urlopen|requests\.get|http)"),
+    _rx(r"\b(?:exec|eval)\s*\([^)]{0,40}(?:__import__|urllib|urlopen|requests\.get)"),
+    _rx(
+        r"\b(?:exec|eval)\s*\(?\s*(?:get|fetch|urlopen|http\.get|requests\.get|wget|curl|lwp)\b\s*\("
+    ),
     _rx(r"\bcertutil\b[^|]{0,40}-urlcache\b"),
     _rx(rf"\bbase64\s+(?:-d|--decode|-D)\b[^|]{{0,40}}\|\s*{_SHELL}"),
     _rx(
         r"\bpython[0-9.]*\s+-c\s+[\"'][^\"']*(?:urllib|requests\.get|urlopen)[^\"']*(?:exec|eval)\s*\("
     ),
-]
-
-_REMOTE_CODE += [
-    # a package straight from a URL (its install scripts run): not an index
+    # a package straight from an archive URL (its install scripts run)
     _rx(
-        r"\b(?:npm|yarn|pnpm|pip3?|gem|cargo) (?:install|i|add)\s+(?:-g\s+)?(?:https?://|git\+https?://)\S+"
+        r"\b(?:npm|yarn|pnpm|pip3?|gem) (?:install|i|add)\s+(?:-g\s+)?https?://\S+\.(?:tgz|tar\.gz|whl|zip|gem)\b"
     ),
-    _rx(r"\b(?:eval|exec)\s*\(?\s*(?:get|fetch|urlopen|http\.get|requests\.get|wget|curl|lwp)\b"),
 ]
 
 # --- fake prompt structure: role markers, fences, chat markup ---------------
@@ -279,20 +283,19 @@ _ROLE_MARKUP = [
     _rx(
         r"<\|\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id)\s*\|?>"
     ),
-    # (a tag named as such — "the <system> tag in our XML config" — is prose)
     _rx(
-        r"</?\s*(?:system|instructions?|assistant|user|developer|untrusted[-_ ]?(?:data|content|lesson)s?|lessons?|candidates?|memory|context|prompt|tool_(?:call|result)|function_call|data|input|document|context)\s*>"
+        r"</?\s*(?:system|instructions?|assistant|user|developer|untrusted[-_ ]?(?:data|content|lesson)s?|lessons?|candidates?|tool_(?:call|result)|function_call|data)\b[^<>]{0,80}>"
     ),
     _rx(
-        r"(?:^|[.!?\]\n>)] ?|\s{2,})(?:system|assistant|developer|user|human|operator)\s*:\s*(?:you|ignore|new|from now|always|never|the (?:judge|assistant|memory|lesson|data)|answer|respond|classify|disregard|understood|print|reveal|output|skip|follow)"
+        r"(?:^|[.!?\]\n>)] ?|\s{2,})(?:system|assistant|developer|human)\s*:\s*(?:you\b|ignore|new (?:instructions|rules|directive)|from now|the (?:judge|assistant|memory|lesson|data|candidates?)|answer|respond|classify|disregard|understood|print your|reveal|skip|follow)"
     ),
     _rx(r"\[/?\s*(?:INST|SYS|SYSTEM)\s*\]|<<\s*/?SYS\s*>>"),
-    _rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn|bos|eos)\s*>"),
+    _rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>"),
     _rx(
-        r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|user|response)\b(?:\s*(?:prompt|message|override))?\s*(?:#|:|$)"
+        r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|response)\b(?:\s*(?:prompt|message|override)){0,2}\s*(?:#|:|$)"
     ),
     _rx(
-        r"\b(?:end|close|exit|escape) (?:of )?(?:the )?(?:untrusted|data|lesson|candidate|memory|user) (?:block|section|fence|data|content|input)\b"
+        r"\b(?:end|close) of (?:the )?(?:untrusted|data|lesson|candidate|memory) (?:block|section|fence|data|content|input)\b"
     ),
     _rx(
         r"\b(?:begin|start) (?:of )?(?:the )?(?:system|developer|admin|trusted) (?:prompt|message|instructions?|block|section)\b"
@@ -316,9 +319,12 @@ _HEX = re.compile(
     r"(?:\\x[0-9a-fA-F]{2}){8,}|(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])"
 )
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){8,}")
+# "decode it, then run it", "run the decoded text": an encoding to be obeyed.
 _DECODE_HINT = _rx(
-    r"\b(?:base64|b64|decode|decoded|hex|rot13|unescape|atob|frombase64string)\b[^.]{0,60}\b(?:run|execute|eval|follow|obey|apply|do|pipe)\b"
-    r"|\b(?:run|execute|eval|follow|obey|apply)\b[^.]{0,60}\b(?:base64|b64|decoded|rot13|hex[- ]encoded)\b"
+    r"\b(?:de-?code|decoded|hex-decode|unescape|atob|frombase64string)\b[^.]{0,30}\b(?:then |and )?(?:follow|obey|execute|eval|run) (?:it|them|the result|the output|what it says|in a shell)\b"
+    r"|\b(?:decode|decoded)(?: it)?,? (?:then|and) (?:follow|obey|execute|run)\b"
+    r"|\b(?:run|execute|eval|follow|obey|apply) the (?:decoded|base64|b64|rot13|hex[- ]encoded)\b"
+    r"|\b(?:base64|b64|rot13|hex)\b[^.]{0,40}\b(?:execute|eval|follow|obey) (?:it|them)\b"
 )
 
 
@@ -369,7 +375,7 @@ _NAMING_BEFORE = re.compile(
 )
 _ROLE_AFTER = re.compile(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
 _DIALOGUE = re.compile(
-    r"(?:^|[.!?>)\]] ?)(system|assistant|user|human|model|developer|operator)\s*:", re.IGNORECASE
+    r"(?:^|[.!?>)\]] ?)(system|assistant|user|human|developer)\s*:", re.IGNORECASE
 )
 
 
@@ -382,8 +388,9 @@ def _markup_used(text: str) -> bool:
             )
             if not named:
                 return True
-    # A fake dialogue: two different speakers in one lesson.
-    return len({m.lower() for m in _DIALOGUE.findall(text)}) >= 2
+    # A fake dialogue: the model's side and the user's side in one lesson.
+    speakers = {m.lower() for m in _DIALOGUE.findall(text)}
+    return bool(speakers & {"system", "assistant", "developer"} and speakers & {"user", "human"})
 
 
 def _match(text: str) -> tuple[str, str] | None:

@@ -87,6 +87,10 @@ class Lesson(models.Model):
     )
     # Inserted as novel because the judge failed: to be judged again.
     needs_rejudge = models.BooleanField(default=False)
+    # The corroboration policy's last word on this lesson (see
+    # provenance.services.lessons_evaluate; every evaluation is audited).
+    corroboration = models.CharField(max_length=16, default="single-source")
+    corroboration_reason = models.CharField(max_length=500, blank=True)
     retired_reason = models.CharField(max_length=500, blank=True)
     erased_at = models.DateTimeField(null=True, blank=True)
 

@@ -296,9 +296,11 @@ def lesson_recall(
     kinds: Sequence[str] | None = None,
     min_independent_sources: int = 0,
     as_of: datetime | None = None,
+    corroborated_only: bool = False,
 ) -> list[RecallHit]:
     """Hybrid recall: vector neighbours and full-text matches fused by
-    reciprocal rank fusion, within the caller's tenant."""
+    reciprocal rank fusion, within the caller's tenant. ``corroborated_only``
+    (a tenant's strict policy) keeps only corroborated lessons."""
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
     vector = embed_query(query)
@@ -323,6 +325,13 @@ def lesson_recall(
             for i in ordered
             if summaries.get(i, ProvenanceSummary()).independent_sources >= min_independent_sources
         ]
+    if corroborated_only:
+        keep = set(
+            Lesson.objects.filter(id__in=ordered, corroboration="corroborated").values_list(
+                "id", flat=True
+            )
+        )
+        ordered = [i for i in ordered if i in keep]
     top = ordered[:k]
     if not min_independent_sources:
         summaries = provenance_summaries(top)

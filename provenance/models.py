@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from typing import Any
 
 from django.db import models
 from django.utils import timezone
@@ -40,11 +41,22 @@ class Observation(models.Model):
     source_uri = models.CharField(max_length=2000, blank=True)
     source_family = models.CharField(max_length=200, blank=True)
     content_hash = models.CharField(max_length=64, editable=False)
+    reliability = models.FloatField(default=0.8)
+    # Validity is the one thing that changes: a source found wrong is
+    # invalidated (never edited, never deleted) and the cascade repairs
+    # what rests on it.
+    valid = models.BooleanField(default=True)
+    invalid_reason = models.CharField(max_length=500, blank=True)
+    invalidated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["id", "tenant"], name="observation_id_tenant")
+            models.UniqueConstraint(fields=["id", "tenant"], name="observation_id_tenant"),
+            models.CheckConstraint(
+                condition=models.Q(reliability__gte=0, reliability__lte=1),
+                name="observation_reliability_range",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -55,6 +67,12 @@ class Observation(models.Model):
         return hashlib.sha256(content.encode()).hexdigest()
 
 
+class BeliefStatus(models.TextChoices):
+    HELD = "held"
+    UNCERTAIN = "uncertain"  # one of its roots was invalidated; others remain
+    RETRACTED = "retracted"  # no valid root remains
+
+
 class Belief(models.Model):
     """One agent's assertion, citing at least one parent."""
 
@@ -63,6 +81,9 @@ class Belief(models.Model):
     agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
     content = models.TextField()
     confidence = models.FloatField()
+    status = models.CharField(
+        max_length=16, choices=BeliefStatus.choices, default=BeliefStatus.HELD
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -132,3 +153,78 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.belief_id} {self.kind}"
+
+
+class DecisionStatus(models.TextChoices):
+    OK = "ok"
+    NEEDS_REVIEW = "needs_review"  # a lesson it rests on lost its support
+
+
+class Decision(models.Model):
+    """An action an agent took, resting on lessons."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
+    action = models.TextField()
+    status = models.CharField(
+        max_length=16, choices=DecisionStatus.choices, default=DecisionStatus.OK
+    )
+    review_reason = models.CharField(max_length=500, blank=True)
+    based_on: models.ManyToManyField[Any, Any] = models.ManyToManyField(
+        "memory.Lesson", through="DecisionBasis", related_name="decisions"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["id", "tenant"], name="decision_id_tenant")]
+
+    def __str__(self) -> str:
+        return f"[{self.status}] {self.action[:60]}"
+
+
+class DecisionBasis(models.Model):
+    """``decision —based_on→ lesson``."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    decision = models.ForeignKey(Decision, on_delete=models.CASCADE)
+    lesson = models.ForeignKey("memory.Lesson", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["decision", "lesson"], name="decision_basis_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision_id} based on {self.lesson_id}"
+
+
+class Corroboration(models.TextChoices):
+    CORROBORATED = "corroborated"
+    SINGLE_SOURCE = "single-source"
+    CONTESTED = "contested"
+    UNSUPPORTED = "unsupported"
+
+
+class CorroborationAudit(models.Model):
+    """One evaluation of a lesson's corroboration: what the policy said and
+    why, with the numbers it decided on."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    lesson = models.ForeignKey("memory.Lesson", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=Corroboration.choices)
+    reason = models.CharField(max_length=500)
+    independent_sources = models.IntegerField()
+    supporting_beliefs = models.IntegerField()
+    agreeing_agents = models.IntegerField()
+    root_aware_confidence = models.FloatField()
+    trigger = models.CharField(max_length=32)  # learn | belief | evidence | invalidate | …
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["lesson", "-created_at"], name="corroboration_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.lesson_id}: {self.status}"

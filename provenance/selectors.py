@@ -1,10 +1,22 @@
-"""Reads over the provenance graph."""
+"""Reads over the provenance graph: independence and corroboration.
+
+Corroboration is not repetition (DESIGN §2.2): three agents who each read
+the previous one's conclusion are one source. For a lesson we report, always
+separately, its supporting beliefs, the agents who hold them, and its
+**independent evidence roots** — the valid observations reachable through
+``derived_from`` from its supporting beliefs (through parent beliefs, and
+through a parent lesson's own supporting beliefs), copies of one original
+(the same ``source_family``) counted once. One recursive query for any
+number of lessons, not a walk in Python.
+"""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 
@@ -13,59 +25,140 @@ class ProvenanceSummary:
     supporting_beliefs: int = 0
     agreeing_agents: int = 0
     independent_sources: int = 0
+    # the strongest belief per independent root, averaged over the roots
+    root_aware_confidence: float = 0.0
+    # the plain average over supporting beliefs (what repetition inflates)
+    naive_confidence: float = 0.0
+    # independent roots (not among the lesson's own) of confident contradictions
+    contradicting_sources: int = 0
 
 
-# One recursive query for a batch of lessons: walk from each lesson's
-# supporting beliefs down derived_from edges (through parent beliefs, and
-# through parent lessons' supporting beliefs) to the observations at the
-# bottom; copies of one original (same source_family) count once. UNION, not
-# UNION ALL, so a cycle ends the walk.
+# (lesson, kind, origin belief, belief reached): from each supporting or
+# contradicting belief down derived_from edges. UNION, not UNION ALL: a cycle
+# ends the walk.
 _SUMMARY_SQL = """
-WITH RECURSIVE walk(lesson_id, belief_id) AS (
-    SELECT e.to_lesson_id, e.belief_id
-    FROM provenance_edge e
-    WHERE e.kind = 'supports' AND e.to_lesson_id = ANY(%(ids)s)
+WITH RECURSIVE walk(lesson_id, kind, origin, belief_id) AS (
+    SELECT e.to_lesson_id, e.kind, e.belief_id, e.belief_id
+    FROM provenance_edge e JOIN provenance_belief b ON b.id = e.belief_id
+    WHERE e.kind IN ('supports', 'contradicts') AND e.to_lesson_id = ANY(%(ids)s)
+      AND b.status <> 'retracted'
   UNION
-    SELECT w.lesson_id, coalesce(e.to_belief_id, s.belief_id)
+    SELECT w.lesson_id, w.kind, w.origin, coalesce(e.to_belief_id, s.belief_id)
     FROM walk w
     JOIN provenance_edge e ON e.belief_id = w.belief_id AND e.kind = 'derived_from'
     LEFT JOIN provenance_edge s
       ON e.to_lesson_id IS NOT NULL AND s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
     WHERE coalesce(e.to_belief_id, s.belief_id) IS NOT NULL
 ),
-direct AS (
-    SELECT e.to_lesson_id AS lesson_id,
-           count(DISTINCT e.belief_id) AS beliefs,
-           count(DISTINCT b.agent_id) AS agents
-    FROM provenance_edge e JOIN provenance_belief b ON b.id = e.belief_id
-    WHERE e.kind = 'supports' AND e.to_lesson_id = ANY(%(ids)s)
-    GROUP BY e.to_lesson_id
-),
-roots AS (
-    SELECT w.lesson_id,
-           count(DISTINCT coalesce(nullif(o.source_family, ''), o.id::text)) AS sources
+reach AS (
+    SELECT DISTINCT w.lesson_id, w.kind, w.origin,
+           coalesce(nullif(o.source_family, ''), o.id::text) AS root
     FROM walk w
     JOIN provenance_edge e
       ON e.belief_id = w.belief_id AND e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
-    JOIN provenance_observation o ON o.id = e.to_observation_id
-    GROUP BY w.lesson_id
+    JOIN provenance_observation o ON o.id = e.to_observation_id AND o.valid
+),
+direct AS (
+    SELECT e.to_lesson_id AS lesson_id, count(DISTINCT b.id) AS beliefs,
+           count(DISTINCT b.agent_id) AS agents, avg(b.confidence) AS naive
+    FROM provenance_edge e JOIN provenance_belief b ON b.id = e.belief_id
+    WHERE e.kind = 'supports' AND e.to_lesson_id = ANY(%(ids)s) AND b.status <> 'retracted'
+    GROUP BY e.to_lesson_id
+),
+rooted AS (
+    SELECT r.lesson_id, r.root, max(b.confidence) AS best
+    FROM reach r JOIN provenance_belief b ON b.id = r.origin
+    WHERE r.kind = 'supports'
+    GROUP BY r.lesson_id, r.root
+),
+roots AS (
+    SELECT lesson_id, count(*) AS sources, avg(best) AS root_aware FROM rooted GROUP BY lesson_id
+),
+against AS (
+    SELECT r.lesson_id, count(DISTINCT r.root) AS contra
+    FROM reach r JOIN provenance_belief b ON b.id = r.origin
+    WHERE r.kind = 'contradicts' AND b.confidence >= %(strong)s
+      AND NOT EXISTS (SELECT 1 FROM rooted x WHERE x.lesson_id = r.lesson_id AND x.root = r.root)
+    GROUP BY r.lesson_id
 )
-SELECT d.lesson_id, d.beliefs, d.agents, coalesce(r.sources, 0)
-FROM direct d LEFT JOIN roots r ON r.lesson_id = d.lesson_id
+SELECT d.lesson_id, d.beliefs, d.agents, coalesce(r.sources, 0), coalesce(r.root_aware, 0),
+       d.naive, coalesce(a.contra, 0)
+FROM direct d
+LEFT JOIN roots r ON r.lesson_id = d.lesson_id
+LEFT JOIN against a ON a.lesson_id = d.lesson_id
 """
 
 
-def provenance_summaries(lesson_ids: list[uuid.UUID]) -> dict[uuid.UUID, ProvenanceSummary]:
-    """Supporting beliefs, agreeing agents and independent evidence roots
-    for each lesson. Precondition: inside the tenant's context."""
+def provenance_summaries(
+    lesson_ids: list[uuid.UUID], *, strong_contradiction: float | None = None
+) -> dict[uuid.UUID, ProvenanceSummary]:
+    """Supporting beliefs, agreeing agents, independent evidence roots and
+    both confidences for each lesson. Precondition: inside the tenant's
+    context."""
     if not lesson_ids:
         return {}
+    strong = (
+        settings.TRIBUTARY_CORROBORATION["contradiction_confidence"]
+        if strong_contradiction is None
+        else strong_contradiction
+    )
     with connection.cursor() as cursor:
-        cursor.execute(_SUMMARY_SQL, {"ids": list(lesson_ids)})
+        cursor.execute(_SUMMARY_SQL, {"ids": list(lesson_ids), "strong": strong})
         rows = cursor.fetchall()
     return {
         row[0]: ProvenanceSummary(
-            supporting_beliefs=row[1], agreeing_agents=row[2], independent_sources=row[3]
+            supporting_beliefs=row[1],
+            agreeing_agents=row[2],
+            independent_sources=row[3],
+            root_aware_confidence=round(float(row[4]), 4),
+            naive_confidence=round(float(row[5]), 4),
+            contradicting_sources=row[6],
         )
         for row in rows
     }
+
+
+def tenant_policy(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """The corroboration policy: the settings' defaults, overridden by the
+    tenant's ``corroboration_policy`` where a value is of the right type."""
+    policy: dict[str, Any] = dict(settings.TRIBUTARY_CORROBORATION)
+    for key, value in (overrides or {}).items():
+        if (key == "strict" and isinstance(value, bool)) or (
+            key == "min_independent_sources" and isinstance(value, int) and value >= 1
+        ):
+            policy[key] = value
+        elif key in ("min_confidence", "contradiction_confidence") and isinstance(
+            value, (int, float)
+        ):
+            policy[key] = min(1.0, max(0.0, float(value)))
+    return policy
+
+
+def corroboration(summary: ProvenanceSummary, policy: dict[str, Any]) -> tuple[str, str]:
+    """(status, one-sentence reason) for a lesson under a policy."""
+    sources = summary.independent_sources
+    need, floor = policy["min_independent_sources"], policy["min_confidence"]
+    if summary.supporting_beliefs == 0 or sources == 0:
+        return "unsupported", "No supporting belief rests on valid evidence."
+    if summary.contradicting_sources:
+        return "contested", (
+            f"{summary.contradicting_sources} independent source(s) contradict it with "
+            f"confidence ≥ {policy['contradiction_confidence']:g}."
+        )
+    if sources >= need and summary.root_aware_confidence >= floor:
+        return "corroborated", (
+            f"{sources} independent evidence sources; root-aware confidence "
+            f"{summary.root_aware_confidence:.2f}."
+        )
+    if sources < need:
+        beliefs = summary.supporting_beliefs
+        return "single-source", (
+            f"{beliefs} supporting belief{'s' if beliefs != 1 else ''} "
+            f"descend{'s' if beliefs == 1 else ''} from "
+            f"{'a single evidence source' if sources == 1 else f'{sources} evidence sources'}; "
+            f"the policy needs {need}."
+        )
+    return "unsupported", (
+        f"{sources} independent sources, but their root-aware confidence "
+        f"{summary.root_aware_confidence:.2f} is below {floor:g}."
+    )

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from accounts.models import Agent
 from config.errors import NotFound
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
+from provenance.selectors import ProvenanceSummary
 
 
 @dataclass(frozen=True)
@@ -89,3 +90,157 @@ def belief_relate(
 ) -> None:
     """``belief —supports|contradicts→ lesson``."""
     Edge.objects.create(tenant_id=tenant_id, kind=kind, belief_id=belief_id, to_lesson_id=lesson_id)
+
+
+# --- issue 5: evidence, beliefs, decisions, corroboration, the cascade -------
+
+_ANCESTORS_SQL = """
+WITH RECURSIVE up(kind, id) AS (
+    SELECT 'belief', b FROM unnest(%(beliefs)s::uuid[]) b
+  UNION
+    SELECT 'lesson', l FROM unnest(%(lessons)s::uuid[]) l
+  UNION
+    SELECT x.kind, x.id FROM up CROSS JOIN LATERAL (
+        SELECT CASE WHEN e.to_belief_id IS NOT NULL THEN 'belief' ELSE 'lesson' END AS kind,
+               coalesce(e.to_belief_id, e.to_lesson_id) AS id
+        FROM provenance_edge e
+        WHERE up.kind = 'belief' AND e.belief_id = up.id AND e.kind = 'derived_from'
+          AND coalesce(e.to_belief_id, e.to_lesson_id) IS NOT NULL
+        UNION ALL
+        SELECT 'belief', s.belief_id FROM provenance_edge s
+        WHERE up.kind = 'lesson' AND s.to_lesson_id = up.id AND s.kind = 'supports'
+    ) x
+)
+SELECT EXISTS (SELECT 1 FROM up WHERE kind = 'lesson' AND id = %(target)s)
+"""
+
+
+def _would_cycle(parents: list[ParentRef], lesson_id: uuid.UUID) -> bool:
+    """Would a belief deriving from ``parents`` and supporting ``lesson_id``
+    close a cycle (the lesson is already among its parents' ancestors)?"""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _ANCESTORS_SQL,
+            {
+                "beliefs": [p.id for p in parents if p.type == "belief"],
+                "lessons": [p.id for p in parents if p.type == "lesson"],
+                "target": lesson_id,
+            },
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def observation_record(
+    *,
+    tenant_id: uuid.UUID,
+    agent_id: uuid.UUID | None,
+    content: str,
+    source_type: str = SourceType.TOOL_OUTPUT,
+    source_uri: str = "",
+    source_family: str = "",
+    reliability: float = 0.8,
+) -> Observation:
+    """Evidence from outside, immutable from now on. Precondition: inside
+    the tenant's context."""
+    return Observation.objects.create(
+        tenant_id=tenant_id, agent_id=agent_id, source_type=source_type, content=content,
+        content_hash=Observation.hash_content(content), source_uri=source_uri,
+        source_family=source_family, reliability=reliability,
+    )  # fmt: skip
+
+
+def belief_create(
+    *,
+    tenant_id: uuid.UUID,
+    agent_id: uuid.UUID,
+    content: str,
+    confidence: float,
+    derived_from: list[ParentRef],
+    supports: uuid.UUID | None = None,
+    contradicts: uuid.UUID | None = None,
+    trigger: str = "belief",
+) -> Belief:
+    """A belief citing at least one parent, optionally supporting or
+    contradicting a lesson; the lesson's corroboration is evaluated again.
+    Refused: no parent (400), a parent or lesson of another tenant (404), a
+    support that would close a cycle (409). Precondition: inside the
+    tenant's context, in a transaction."""
+    from config.errors import ApplicationError, Conflict
+    from memory.models import Lesson
+
+    if not derived_from:
+        raise ApplicationError(
+            "a belief must cite at least one parent in derived_from", code="uncited_belief"
+        )
+    check_parents(derived_from)
+    for lesson_id in (supports, contradicts):
+        if lesson_id is not None and not Lesson.objects.filter(id=lesson_id).exists():
+            raise NotFound(f"no lesson {lesson_id}", code="lesson_not_found")
+    if supports is not None and _would_cycle(derived_from, supports):
+        raise Conflict(
+            "derived_from would close a cycle: the supported lesson is among the belief's "
+            "own sources",
+            code="provenance_cycle",
+        )
+    belief = belief_record(
+        tenant_id=tenant_id, agent=agent_id, content=content, situation="",
+        confidence=confidence, parents=derived_from,
+    )  # fmt: skip
+    touched = []
+    for lesson_id, kind in ((supports, EdgeKind.SUPPORTS), (contradicts, EdgeKind.CONTRADICTS)):
+        if lesson_id is not None:
+            belief_relate(tenant_id=tenant_id, belief_id=belief.id, lesson_id=lesson_id, kind=kind)
+            touched.append(lesson_id)
+    if touched:
+        lessons_evaluate(tenant_id=tenant_id, lesson_ids=touched, trigger=trigger)
+    return belief
+
+
+def lessons_evaluate(
+    *, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID], trigger: str
+) -> dict[uuid.UUID, tuple[str, str]]:
+    """Evaluate the lessons' corroboration under the tenant's policy, store
+    it on each lesson and audit every evaluation. Returns id → (before,
+    after). Precondition: inside the tenant's context, in a transaction."""
+    from accounts.models import Tenant
+    from memory.models import Lesson
+    from provenance.models import CorroborationAudit
+    from provenance.selectors import corroboration, provenance_summaries, tenant_policy
+
+    ids = list(dict.fromkeys(lesson_ids))
+    if not ids:
+        return {}
+    overrides = Tenant.objects.filter(id=tenant_id).values_list("corroboration_policy", flat=True)
+    policy = tenant_policy(overrides.first())
+    summaries = provenance_summaries(ids, strong_contradiction=policy["contradiction_confidence"])
+    before = dict(Lesson.objects.filter(id__in=ids).values_list("id", "corroboration"))
+    changes: dict[uuid.UUID, tuple[str, str]] = {}
+    audits, updates = [], []
+    for lesson_id in ids:
+        if lesson_id not in before:
+            continue
+        summary = summaries.get(lesson_id, ProvenanceSummary())
+        status, reason = corroboration(summary, policy)
+        changes[lesson_id] = (before[lesson_id], status)
+        updates.append((status, reason, lesson_id))
+        audits.append(
+            CorroborationAudit(
+                tenant_id=tenant_id, lesson_id=lesson_id, status=status, reason=reason,
+                independent_sources=summary.independent_sources,
+                supporting_beliefs=summary.supporting_beliefs,
+                agreeing_agents=summary.agreeing_agents,
+                root_aware_confidence=summary.root_aware_confidence, trigger=trigger,
+            )
+        )  # fmt: skip
+    CorroborationAudit.objects.bulk_create(audits)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE memory_lesson SET corroboration = %s, corroboration_reason = %s WHERE id = %s",
+            updates,
+        )
+    return changes

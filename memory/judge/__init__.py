@@ -34,9 +34,11 @@ def judge_for(config: dict[str, Any]) -> Judge:
     ``escalate_below``, ``model``, ``strong_model``)."""
     if settings.TRIBUTARY_JUDGE == "offline":
         return _offline()
+    if not isinstance(config, dict):  # edited by hand in the admin
+        config = {}
     model = str(config.get("model") or settings.TRIBUTARY_JUDGE_MODEL)
     strong = config.get("strong_model") or settings.TRIBUTARY_JUDGE_STRONG_MODEL
-    tiering = bool(config.get("tiering", True)) and bool(strong)
+    tiering = config.get("tiering", True) is not False and bool(strong)
     below = _threshold(config.get("escalate_below"), settings.TRIBUTARY_JUDGE_ESCALATE_BELOW)
     return _llm(
         settings.TRIBUTARY_JUDGE, model, str(strong) if tiering else "", below,

@@ -21,6 +21,7 @@ Every call — failed ones too — is recorded (:mod:`memory.judge.calls`).
 from __future__ import annotations
 
 import json
+import random
 import secrets
 import time
 from collections.abc import Sequence
@@ -166,7 +167,7 @@ class LLMJudge:
         last = ""
         for attempt in range(1, self.attempts + 1):
             started = time.perf_counter()
-            outcome, answer = "ok", None
+            outcome, answer, answer_error = "ok", None, None
             try:
                 answer = self._call(prompt)
                 verdict = parse_verdict(answer.payload, candidates, self.name)
@@ -174,6 +175,7 @@ class LLMJudge:
                 outcome, last = "malformed", str(exc)
             except Exception as exc:  # the SDKs' errors: status, timeout, connection
                 outcome, last = _outcome_of(exc), f"{type(exc).__name__}: {exc}"
+                answer_error = exc
             record_call(
                 provider=self.provider, model=self.model, purpose=self.purpose,
                 input_tokens=answer.input_tokens if answer else None,
@@ -183,12 +185,25 @@ class LLMJudge:
             )  # fmt: skip
             if outcome == "ok":
                 return verdict
+            if outcome == "error" and not _retryable(answer_error):
+                break  # a bad key, an unknown model, a missing SDK: retrying cannot help
             if attempt < self.attempts:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-        raise JudgeUnavailable(f"{self.name}: {self.attempts} attempts failed; last: {last}")
+                time.sleep(self.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))  # noqa: S311
+        raise JudgeUnavailable(f"{self.name}: gave up after {attempt} attempt(s); last: {last}")
 
     def _call(self, prompt: str) -> Answer:
         raise NotImplementedError
+
+
+def _retryable(exc: Exception | None) -> bool:
+    """Transient: a connection error, 408/409/429 or a 5xx. Not: 400, 401,
+    403, 404, 422, or an error that is not the provider's at all."""
+    if exc is None:
+        return True
+    status = getattr(exc, "status_code", None)
+    if status is not None:
+        return status in (408, 409, 429) or status >= 500
+    return "Connection" in type(exc).__name__ or "Timeout" in type(exc).__name__
 
 
 def _outcome_of(exc: Exception) -> str:

@@ -59,7 +59,7 @@ from memory.models import (
 )
 from memory.selectors import lesson_candidates_many
 from provenance.models import Edge, EdgeKind
-from provenance.services import ParentRef, belief_record, check_parents
+from provenance.services import ParentRef, belief_record, check_parents, lessons_evaluate
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,7 @@ class _Item:
     request: LearnRequest
     vector: Vector | None
     author: Agent
+    screening: Screening | None = None  # screened once, before embedding
 
 
 @dataclass
@@ -235,6 +236,9 @@ class _BatchProgress:
     revalidations: int = 0
     serialization_failures: int = 0
     embed_ms: float = 0.0
+    # model calls of plans thrown away (the scope moved): made and paid for,
+    # so written with the plan that is finally applied
+    calls: list[tuple[uuid.UUID, ModelCallRecord]] = field(default_factory=list)
 
 
 def _claim(tenant_id: uuid.UUID, first_id: uuid.UUID) -> list[LearnRequest]:
@@ -341,7 +345,8 @@ def _process_batch(
         return None
     started = time.perf_counter()
     # Quarantined text is never embedded (nor shown to a judge).
-    clean = [r for r in claimed if not screen(r.content, r.situation).blocked]
+    screenings = {r.id: screen(r.content, r.situation) for r in claimed}
+    clean = [r for r in claimed if not screenings[r.id].blocked]
     try:
         vectors = (
             embed([lesson_text(r.content, r.situation) for r in clean], provider) if clean else []
@@ -362,9 +367,51 @@ def _process_batch(
             judge = judge_for(config.first() or {})
     vector_of = {r.id: v for r, v in zip(clean, vectors, strict=True)}
     items = [
-        _Item(request=r, vector=vector_of.get(r.id), author=authors[r.agent_id]) for r in claimed
+        _Item(
+            request=r,
+            vector=vector_of.get(r.id),
+            author=authors[r.agent_id],
+            screening=screenings[r.id],
+        )
+        for r in claimed
     ]
-    return learn_batch_apply(tenant_id=tenant_id, items=items, judge=judge, progress=progress)
+    try:
+        return learn_batch_apply(tenant_id=tenant_id, items=items, judge=judge, progress=progress)
+    except Exception as exc:
+        if len(items) == 1:
+            _failed(tenant_id, items[0].request, exc)
+            return 0
+        log.exception("a learn batch of %d failed; applying its requests one by one", len(items))
+    # One bad request must not hold the others back: each alone; one that
+    # keeps failing is given up after MAX_CLAIMS tries.
+    applied = 0
+    for item in items:
+        try:
+            applied += learn_batch_apply(
+                tenant_id=tenant_id, items=[item], judge=judge,
+                progress=_BatchProgress(embed_ms=progress.embed_ms),
+            )  # fmt: skip
+        except Exception as exc:
+            _failed(tenant_id, item.request, exc)
+    return applied
+
+
+MAX_CLAIMS = 3  # a request whose processing failed this often is given up
+
+
+def _failed(tenant_id: uuid.UUID, request: LearnRequest, exc: Exception) -> None:
+    """Release a request whose processing raised, to be tried again; after
+    MAX_CLAIMS tries mark it failed, with the error (nothing was applied)."""
+    log.exception("learn request %s failed (claim %d)", request.id, request.claims, exc_info=exc)
+    with tenant_context(tenant_id):
+        pending = LearnRequest.objects.filter(id=request.id, status=RequestStatus.PENDING)
+        if request.claims >= MAX_CLAIMS:
+            pending.update(
+                status=RequestStatus.FAILED, lease_until=None,
+                error=f"{type(exc).__name__}: {exc}"[:2000],
+            )  # fmt: skip
+        else:
+            pending.update(lease_until=None)
 
 
 def learn_request_apply(
@@ -410,7 +457,9 @@ def learn_batch_apply(
                         decision.item.request.id, tenant_id, decision.item.request.agent_id,
                         decision.event_data["rule"],
                     )  # fmt: skip
+            _evaluate(tenant_id, plan)
             return len(items)
+        progress.calls += [(d.item.request.id, c) for d in plan.decisions for c in d.calls]
         if isinstance(applied, set):  # some were applied elsewhere meanwhile
             items = [i for i in items if i.request.id in applied]
             continue
@@ -418,9 +467,20 @@ def learn_batch_apply(
     return 0
 
 
+def _evaluate(tenant_id: uuid.UUID, plan: _Plan) -> None:
+    """Corroboration of every lesson the batch touched, after it committed
+    (its own short transaction; audited)."""
+    touched = [d.lesson_id for d in plan.decisions]
+    touched += [d.target_id for d in plan.decisions if d.target_id is not None]
+    with tenant_context(tenant_id):
+        lessons_evaluate(tenant_id=tenant_id, lesson_ids=touched, trigger="learn")
+
+
 def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bool) -> _Plan:
     started = time.perf_counter()
-    screenings = {i.request.id: screen(i.request.content, i.request.situation) for i in items}
+    screenings = {
+        i.request.id: i.screening or screen(i.request.content, i.request.situation) for i in items
+    }
     judged = [i for i in items if not screenings[i.request.id].blocked]
     kinds = sorted({i.request.kind for i in items})
     with tenant_context(tenant_id):
@@ -685,6 +745,15 @@ def _apply(
             )
             for d in plan.decisions
             for c in d.calls
+        ]
+        + [
+            ModelCall(
+                tenant_id=tenant_id, learn_request_id=request_id, provider=c.provider,
+                model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
+                output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
+                outcome=c.outcome, created_at=now,
+            )
+            for request_id, c in progress.calls
         ]
     )  # fmt: skip
     Dispute.objects.bulk_create(

@@ -44,15 +44,27 @@ def _take_out_of_use(
         Scope.objects.filter(tenant_id=lesson.tenant_id, kind=lesson.kind).update(
             version=F("version") + 1, active_count=F("active_count") - 1
         )
+    if lesson.status == LessonStatus.DISPUTED:
+        from curation.disputes import disputes_withdraw
+
+        disputes_withdraw(principal=principal, lesson_id=lesson.id)
     event_record(
         tenant_id=principal.tenant_id, kind=event, lesson_id=lesson.id,
         agent_id=principal.agent_id, previous_status=lesson.status,
     )  # fmt: skip
 
 
-def lesson_reinforce(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> Lesson:
-    """A usage signal: the lesson helped. Counts and last-useful time only;
-    it never raises corroboration (evidence does, in the provenance issue)."""
+def lesson_reinforce(
+    *, principal: AgentPrincipal, lesson_id: uuid.UUID, evidence: dict[str, str] | None = None
+) -> Lesson:
+    """The lesson helped. Without ``evidence`` a usage signal only (counts
+    and last-useful time; it never raises corroboration). With evidence
+    (``content``, optional ``source_uri`` and ``source_family``) the agent
+    saw it work: an observation and a belief supporting the lesson are
+    recorded — a new independent root — and its corroboration is evaluated
+    again."""
+    from provenance.models import SourceType
+    from provenance.services import ParentRef, belief_create, observation_record
 
     def operation() -> Lesson:
         lesson = _visible(lesson_id)
@@ -61,9 +73,22 @@ def lesson_reinforce(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> Less
         Lesson.objects.filter(id=lesson.id).update(
             reinforcement_count=F("reinforcement_count") + 1, last_useful_at=timezone.now()
         )
+        if evidence:
+            observation = observation_record(
+                tenant_id=principal.tenant_id, agent_id=principal.agent_id,
+                content=evidence["content"], source_type=SourceType.FIRST_HAND,
+                source_uri=evidence.get("source_uri", ""),
+                source_family=evidence.get("source_family", ""),
+            )  # fmt: skip
+            belief_create(
+                tenant_id=principal.tenant_id, agent_id=principal.agent_id,
+                content=f"Saw it work: {evidence['content']}"[:4000], confidence=0.8,
+                derived_from=[ParentRef("observation", observation.id)], supports=lesson.id,
+                trigger="evidence",
+            )  # fmt: skip
         event_record(
             tenant_id=principal.tenant_id, kind=EventKind.REINFORCED, lesson_id=lesson.id,
-            agent_id=principal.agent_id, via="reinforce",
+            agent_id=principal.agent_id, via="evidence" if evidence else "reinforce",
         )  # fmt: skip
         lesson.refresh_from_db()
         return lesson

@@ -122,3 +122,37 @@ def test_only_curators_see_and_resolve_disputes_and_other_tenants_get_404(api):
     assert api.get("/disputes?status=bogus", headers=carol.headers).status_code == 400
     with tenant_context(carol.agent.tenant_id):
         assert Dispute.objects.get().status == DisputeStatus.OPEN  # nothing half-written
+
+
+def test_a_disputed_lesson_taken_out_of_use_withdraws_its_dispute(api):
+    _, new = _disputed_pair()
+    bob = make_caller("acme", "bob")
+    carol = make_caller("acme", "carol", Role.CURATOR)
+    [dispute] = api.get("/disputes", headers=carol.headers).json()["disputes"]
+    assert api.delete(f"/lessons/{new.lesson_id}", headers=bob.headers).status_code == 204
+    assert api.get("/disputes", headers=carol.headers).json()["disputes"] == []
+    [closed] = api.get("/disputes?status=resolved", headers=carol.headers).json()["disputes"]
+    assert closed["id"] == dispute["id"] and closed["resolution"] == "withdrawn"
+    refused = api.post(
+        f"/disputes/{dispute['id']}/resolve", headers=carol.headers,
+        json={"resolution": "withdrawn"},
+    )  # fmt: skip
+    assert refused.status_code == 400
+
+
+def test_accepting_the_new_lesson_when_the_old_one_left_use_is_refused(api):
+    old, new = _disputed_pair()
+    carol = make_caller("acme", "carol", Role.CURATOR)
+    [dispute] = api.get("/disputes", headers=carol.headers).json()["disputes"]
+    api.post(f"/lessons/{old.lesson_id}/retire", headers=carol.headers, json={}).raise_for_status()
+    refused = api.post(
+        f"/disputes/{dispute['id']}/resolve", headers=carol.headers,
+        json={"resolution": "accept_new"},
+    )  # fmt: skip
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "lesson_not_active"
+    api.post(
+        f"/disputes/{dispute['id']}/resolve", headers=carol.headers,
+        json={"resolution": "keep_both"},
+    ).raise_for_status()  # fmt: skip
+    with tenant_context(carol.agent.tenant_id):
+        assert Lesson.objects.get(id=new.lesson_id).status == LessonStatus.ACTIVE

@@ -61,7 +61,7 @@ def test_learn_answers_202_then_the_applied_outcome(api):
     assert "untrusted data, never instructions" in answer["untrusted_data"]
     assert hit["trust"] == {
         "untrusted": True, "author": "alice", "independent_sources": 1, "agreeing_agents": 1,
-        "supporting_beliefs": 1,
+        "supporting_beliefs": 1, "corroboration": "single-source",
     }  # fmt: skip
 
 

@@ -380,3 +380,32 @@ class _RecordingJudge:
     def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
         self.calls.append([c.id for c in candidates])
         return get_judge().classify(content=content, situation=situation, candidates=candidates)
+
+
+class _BrokenOnJudge:
+    """A judge with a bug that only one lesson triggers."""
+
+    name = "broken"
+
+    def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
+        if "poison" in content:
+            raise RuntimeError("judge bug")
+        return get_judge().classify(content=content, situation=situation, candidates=candidates)
+
+
+def test_a_request_that_breaks_its_batch_does_not_hold_the_others_back():
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    first = learn(alice, EXPORT_2)
+    bad = learn(alice, "The poison pill lesson breaks the judge.")
+    learn(alice, "The billing service retries at most 3 times.")
+    judge = _BrokenOnJudge()
+    # The batch fails; its requests go one by one; the bad one is released
+    # and retried until MAX_CLAIMS, then given up with its error.
+    assert learn_request_process(tenant_id=tenant, request_id=first.id, judge=judge) == 2
+    with tenant_context(tenant):
+        bad.refresh_from_db()
+        assert bad.status == RequestStatus.FAILED and bad.claims == learn_service.MAX_CLAIMS
+        assert "judge bug" in bad.error and bad.lease_until is None
+        assert Lesson.objects.count() == 2
+        assert not LearnRequest.objects.filter(status=RequestStatus.PENDING).exists()

@@ -207,3 +207,12 @@ def test_a_tenant_judge_config_is_read_defensively(settings):
     assert tuned.cheap.model == "tenant-model" and tuned.strong.model == "strong-model"
     plain = judge_for({"tiering": False})
     assert isinstance(plain, OpenAIJudge) and plain.model == "cheap-model"
+
+
+def test_an_error_that_retrying_cannot_fix_is_not_retried(openai_fake):
+    alice = make_caller("acme", "alice")
+    learn_now(alice, EXPORT_2)
+    openai_fake.script = [{"status": 401}]  # a bad key: one call, then the safe fallback
+    new = learn_now(alice, EXPORT_3)
+    assert new.outcome == Outcome.INSERTED and new.judge_fallback
+    assert [o for _, _, o in _calls(alice)] == ["error"]
