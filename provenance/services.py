@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from accounts.models import Agent
 from config.errors import NotFound
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
-from provenance.selectors import ProvenanceSummary
+from provenance.selectors import ProvenanceSummary, corroboration
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,12 @@ def lessons_evaluate(
     overrides = Tenant.objects.filter(id=tenant_id).values_list("corroboration_policy", flat=True)
     policy = tenant_policy(overrides.first())
     summaries = provenance_summaries(ids, strong_contradiction=policy["contradiction_confidence"])
-    before = dict(Lesson.objects.filter(id__in=ids).values_list("id", "corroboration"))
+    before = {
+        i: (status, reason)
+        for i, status, reason in Lesson.objects.filter(id__in=ids).values_list(
+            "id", "corroboration", "corroboration_reason"
+        )
+    }
     changes: dict[uuid.UUID, tuple[str, str]] = {}
     audits, updates = [], []
     for lesson_id in ids:
@@ -224,8 +229,9 @@ def lessons_evaluate(
             continue
         summary = summaries.get(lesson_id, ProvenanceSummary())
         status, reason = corroboration(summary, policy)
-        changes[lesson_id] = (before[lesson_id], status)
-        updates.append((status, reason, lesson_id))
+        changes[lesson_id] = (before[lesson_id][0], status)
+        if before[lesson_id] != (status, reason):  # a lesson row rewritten costs index work
+            updates.append((status, reason, lesson_id))
         audits.append(
             CorroborationAudit(
                 tenant_id=tenant_id, lesson_id=lesson_id, status=status, reason=reason,
@@ -244,3 +250,14 @@ def lessons_evaluate(
             updates,
         )
     return changes
+
+
+def first_corroboration(confidence: float, policy: dict[str, Any]) -> tuple[str, str]:
+    """What the policy says of a lesson whose only support is one belief on
+    one root (a learn that cites nothing): set at insert, so the evaluation
+    after the batch finds nothing to rewrite."""
+    summary = ProvenanceSummary(
+        supporting_beliefs=1, agreeing_agents=1, independent_sources=1,
+        root_aware_confidence=confidence, naive_confidence=confidence,
+    )  # fmt: skip
+    return corroboration(summary, policy)

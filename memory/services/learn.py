@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import Enum
 from functools import cache
+from typing import Any
 
 import numpy as np
 import redis
@@ -59,7 +60,14 @@ from memory.models import (
 )
 from memory.selectors import lesson_candidates_many
 from provenance.models import Edge, EdgeKind
-from provenance.services import ParentRef, belief_record, check_parents, lessons_evaluate
+from provenance.selectors import tenant_policy
+from provenance.services import (
+    ParentRef,
+    belief_record,
+    check_parents,
+    first_corroboration,
+    lessons_evaluate,
+)
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +226,7 @@ class _Plan:
     within the batch is written superseded), the existing lessons it
     reinforces or supersedes, its edges, and the scope versions it read."""
 
+    policy: dict[str, Any]  # the tenant's corroboration policy
     seen_versions: dict[int, int | None]  # scope id → version read (None: not checked)
     scope_of_kind: dict[str, int]
     new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
@@ -495,7 +504,13 @@ def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bo
                 limit=CANDIDATES,
             )  # fmt: skip
             found.update({i.request.id: c for i, c in zip(of_kind, many, strict=True)})
+        policy = tenant_policy(
+            Tenant.objects.filter(id=tenant_id)
+            .values_list("corroboration_policy", flat=True)
+            .first()
+        )
     plan = _Plan(
+        policy=policy,
         seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
         scope_of_kind={kind: s.id for kind, s in scopes.items()},
         candidates_ms=(time.perf_counter() - started) * 1000 / len(items),
@@ -632,6 +647,10 @@ def _decide(
             confidence=request.confidence,
             author_id=request.agent_id,
         )
+        if not request.derived_from:  # one belief on one first-hand root
+            lesson.corroboration, lesson.corroboration_reason = first_corroboration(
+                request.confidence, plan.policy
+            )
         plan.new[lesson.id] = lesson
         plan.new_vectors[lesson.id] = _vector(item)
         return lesson.id
