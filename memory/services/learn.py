@@ -59,7 +59,7 @@ from memory.models import (
     Scope,
 )
 from memory.selectors import lesson_candidates_many
-from provenance.models import Edge, EdgeKind
+from provenance.models import CorroborationAudit, Edge, EdgeKind
 from provenance.selectors import tenant_policy
 from provenance.services import (
     ParentRef,
@@ -234,6 +234,7 @@ class _Plan:
     reinforce: dict[uuid.UUID, int] = field(default_factory=dict)  # existing lesson → times
     supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)  # existing → successor
     out_of_use: set[uuid.UUID] = field(default_factory=set)  # superseded within the batch
+    judged_at_insert: set[uuid.UUID] = field(default_factory=set)  # corroboration set at insert
     edges: list[Edge] = field(default_factory=list)
     decisions: list[_Decision] = field(default_factory=list)
     candidates_ms: float = 0.0
@@ -479,7 +480,9 @@ def learn_batch_apply(
 def _evaluate(tenant_id: uuid.UUID, plan: _Plan) -> None:
     """Corroboration of every lesson the batch touched, after it committed
     (its own short transaction; audited)."""
-    touched = [d.lesson_id for d in plan.decisions]
+    # A new lesson that cites nothing was judged at insert (and audited in
+    # the apply transaction): one belief on one root.
+    touched = [d.lesson_id for d in plan.decisions if d.lesson_id not in plan.judged_at_insert]
     touched += [d.target_id for d in plan.decisions if d.target_id is not None]
     with tenant_context(tenant_id):
         lessons_evaluate(tenant_id=tenant_id, lesson_ids=touched, trigger="learn")
@@ -651,6 +654,7 @@ def _decide(
             lesson.corroboration, lesson.corroboration_reason = first_corroboration(
                 request.confidence, plan.policy
             )
+            plan.judged_at_insert.add(lesson.id)
         plan.new[lesson.id] = lesson
         plan.new_vectors[lesson.id] = _vector(item)
         return lesson.id
@@ -754,6 +758,18 @@ def _apply(
                 [(now, successor, old) for old, successor in plan.supersede.items()],
             )
     Edge.objects.bulk_create(plan.edges)
+    CorroborationAudit.objects.bulk_create(
+        [
+            CorroborationAudit(
+                tenant_id=tenant_id, lesson_id=lesson.id, status=lesson.corroboration,
+                reason=lesson.corroboration_reason, independent_sources=1, supporting_beliefs=1,
+                agreeing_agents=1, root_aware_confidence=lesson.confidence, trigger="learn",
+                created_at=now,
+            )
+            for lesson in plan.new.values()
+            if lesson.id in plan.judged_at_insert
+        ]
+    )  # fmt: skip
     ModelCall.objects.bulk_create(
         [
             ModelCall(
