@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Tenant
+from accounts.models import Role, Tenant
 from accounts.permissions import IsCurator, IsReader, IsWriter
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
@@ -349,7 +349,8 @@ class OwnTransactionApi(APIView):
 
     def lesson_answer(self, request: Request, lesson_id: uuid.UUID) -> Response:
         with tenant_context(_principal(request).tenant_id):
-            return Response(lessons_out([lesson_get(lesson_id=lesson_id)])[0])
+            curator = _principal(request).role == Role.CURATOR
+            return Response(lessons_out([lesson_get(lesson_id=lesson_id, curator=curator)])[0])
 
 
 class LessonApi(OwnTransactionApi):

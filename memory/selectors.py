@@ -348,12 +348,14 @@ def lesson_recall(
     ]
 
 
-def lesson_get(*, lesson_id: uuid.UUID) -> Lesson:
-    """A lesson of the caller's tenant (another tenant's id: not found)."""
+def lesson_get(*, lesson_id: uuid.UUID, curator: bool = False) -> Lesson:
+    """A lesson of the caller's tenant (another tenant's id: not found).
+    Quarantined lessons are kept for audit, shown to curators only."""
+    hidden = [LessonStatus.ERASED] if curator else [LessonStatus.ERASED, LessonStatus.QUARANTINED]
     lesson = (
         Lesson.objects.select_related("author")
         .filter(id=lesson_id)
-        .exclude(status=LessonStatus.ERASED)
+        .exclude(status__in=hidden)
         .first()
     )
     if lesson is None:
