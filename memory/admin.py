@@ -37,7 +37,7 @@ class ModelCallAdmin(ReadOnlyAdmin):
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         return super().changelist_view(
-            request, {**(extra_context or {}), "judge_summary": judge_summary()}
+            request, {**(extra_context or {}), "judge_summary": judge_summary(None)}
         )
 
 

@@ -426,4 +426,4 @@ class StatsApi(APIView):
 
     @extend_schema(responses=dict, operation_id="stats")
     def get(self, request: Request) -> Response:
-        return Response(memory_stats())
+        return Response(memory_stats(_principal(request).tenant_id))

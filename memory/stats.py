@@ -4,6 +4,7 @@ the admin, later the dashboard). Precondition: inside the tenant's context
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.db import connection
@@ -20,23 +21,28 @@ SELECT provider, model,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
        percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
 FROM memory_modelcall
+WHERE (%(tenant)s::uuid IS NULL OR tenant_id = %(tenant)s::uuid)
 GROUP BY provider, model
 ORDER BY provider, model
 """
 
 
-def judge_summary() -> dict[str, Any]:
-    """Spend, escalation rate and latency by model, over every recorded call."""
+def judge_summary(tenant_id: uuid.UUID | None) -> dict[str, Any]:
+    """Spend, escalation rate and latency by model, over every recorded call
+    of the tenant (None: every tenant the caller sees — the admin's view).
+    The explicit tenant predicate backs up row-level security."""
+    args = {"tenant": tenant_id}
     with connection.cursor() as cursor:
-        cursor.execute(JUDGE_SQL)
+        cursor.execute(JUDGE_SQL, args)
         columns = [c.name for c in cursor.description or []]
         models = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
         cursor.execute(
             """
             SELECT count(DISTINCT learn_request_id) FILTER (WHERE purpose = 'classify'),
                    count(DISTINCT learn_request_id) FILTER (WHERE purpose = 'escalate')
-            FROM memory_modelcall
-            """
+            FROM memory_modelcall WHERE (%(tenant)s::uuid IS NULL OR tenant_id = %(tenant)s::uuid)
+            """,
+            args,
         )
         judged, escalated = cursor.fetchone() or (0, 0)
     for row in models:
@@ -52,11 +58,16 @@ def judge_summary() -> dict[str, Any]:
     }
 
 
-def memory_stats() -> dict[str, Any]:
+def memory_stats(tenant_id: uuid.UUID) -> dict[str, Any]:
     """Lessons by status and kind, learn outcomes and latency, fallbacks,
     recall volume, open disputes, and the judge summary."""
+    args = {"tenant": tenant_id}
     with connection.cursor() as cursor:
-        cursor.execute("SELECT status, kind, count(*) FROM memory_lesson GROUP BY status, kind")
+        cursor.execute(
+            "SELECT status, kind, count(*) FROM memory_lesson WHERE tenant_id = %(tenant)s "
+            "GROUP BY status, kind",
+            args,
+        )
         lessons: dict[str, dict[str, int]] = {}
         for status, kind, count in cursor.fetchall():
             lessons.setdefault(status, {})[kind] = count
@@ -66,18 +77,28 @@ def memory_stats() -> dict[str, Any]:
                    count(*) FILTER (WHERE judge_fallback),
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY (timings->>'total')::float8),
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY (timings->>'total')::float8)
-            FROM memory_learnrequest
-            """
+            FROM memory_learnrequest WHERE tenant_id = %(tenant)s
+            """,
+            args,
         )
         pending, fallbacks, p50, p95 = cursor.fetchone() or (0, 0, None, None)
         cursor.execute(
             "SELECT outcome, count(*) FROM memory_learnrequest WHERE status = 'applied' "
-            "GROUP BY outcome"
+            "AND tenant_id = %(tenant)s GROUP BY outcome",
+            args,
         )
         outcomes = dict(cursor.fetchall())
-        cursor.execute("SELECT coalesce(sum(recall_count), 0) FROM memory_lessonrecallstats")
+        cursor.execute(
+            "SELECT coalesce(sum(recall_count), 0) FROM memory_lessonrecallstats "
+            "WHERE tenant_id = %(tenant)s",
+            args,
+        )
         recalls = (cursor.fetchone() or (0,))[0]
-        cursor.execute("SELECT count(*) FROM curation_dispute WHERE status = 'open'")
+        cursor.execute(
+            "SELECT count(*) FROM curation_dispute "
+            "WHERE status = 'open' AND tenant_id = %(tenant)s",
+            args,
+        )
         disputes = (cursor.fetchone() or (0,))[0]
     return {
         "lessons": lessons,
@@ -90,5 +111,5 @@ def memory_stats() -> dict[str, Any]:
         },
         "recalls": int(recalls),
         "open_disputes": disputes,
-        "judge": judge_summary(),
+        "judge": judge_summary(tenant_id),
     }
