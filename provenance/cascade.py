@@ -42,33 +42,48 @@ WITH RECURSIVE down(belief_id) AS (
     SELECT e.belief_id FROM provenance_edge e
     WHERE e.kind = 'derived_from' AND e.to_observation_id = %(observation)s
   UNION
-    SELECT e.belief_id
-    FROM down d
-    JOIN provenance_edge e ON e.kind = 'derived_from' AND (
-         e.to_belief_id = d.belief_id
-      OR e.to_lesson_id IN (SELECT s.to_lesson_id FROM provenance_edge s
-                            WHERE s.belief_id = d.belief_id AND s.kind = 'supports'))
+    SELECT x.child FROM down d CROSS JOIN LATERAL (
+        SELECT e.belief_id AS child FROM provenance_edge e
+        WHERE e.kind = 'derived_from' AND e.to_belief_id = d.belief_id
+        UNION ALL
+        SELECT e.belief_id FROM provenance_edge s
+        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
+        WHERE s.belief_id = d.belief_id AND s.kind = 'supports'
+    ) x
 )
 SELECT belief_id FROM down
 """
 
-# Of the given beliefs, those with at least one valid observation under them.
+# Of the affected beliefs, those still resting on valid evidence: bottom-up
+# (linear in the edges, unlike a walk from each belief), seeded by affected
+# beliefs with a valid observation of their own, or a parent outside the
+# affected set that is not retracted (a belief, or a lesson such a belief
+# supports), then passed on to affected children.
 _ROOTED_SQL = """
-WITH RECURSIVE up(origin, belief_id) AS (
-    SELECT b, b FROM unnest(%(beliefs)s::uuid[]) b
+WITH RECURSIVE rooted(belief_id) AS (
+    SELECT e.belief_id
+    FROM provenance_edge e
+    LEFT JOIN provenance_observation o ON o.id = e.to_observation_id
+    LEFT JOIN provenance_belief p ON p.id = e.to_belief_id
+    WHERE e.kind = 'derived_from' AND e.belief_id = ANY(%(beliefs)s)
+      AND (o.valid
+           OR (p.id IS NOT NULL AND p.status <> 'retracted' AND NOT p.id = ANY(%(beliefs)s))
+           OR EXISTS (SELECT 1 FROM provenance_edge s
+                      JOIN provenance_belief sb ON sb.id = s.belief_id
+                      WHERE s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
+                        AND sb.status <> 'retracted' AND NOT sb.id = ANY(%(beliefs)s)))
   UNION
-    SELECT up.origin, coalesce(e.to_belief_id, s.belief_id)
-    FROM up
-    JOIN provenance_edge e ON e.belief_id = up.belief_id AND e.kind = 'derived_from'
-    LEFT JOIN provenance_edge s
-      ON e.to_lesson_id IS NOT NULL AND s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
-    WHERE coalesce(e.to_belief_id, s.belief_id) IS NOT NULL
+    SELECT x.child FROM rooted r CROSS JOIN LATERAL (
+        SELECT e.belief_id AS child FROM provenance_edge e
+        WHERE e.kind = 'derived_from' AND e.to_belief_id = r.belief_id
+        UNION ALL
+        SELECT e.belief_id FROM provenance_edge s
+        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
+        WHERE s.belief_id = r.belief_id AND s.kind = 'supports'
+    ) x
+    WHERE x.child = ANY(%(beliefs)s)
 )
-SELECT DISTINCT up.origin
-FROM up
-JOIN provenance_edge e
-  ON e.belief_id = up.belief_id AND e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
-JOIN provenance_observation o ON o.id = e.to_observation_id AND o.valid
+SELECT DISTINCT belief_id FROM rooted
 """
 
 

@@ -33,30 +33,55 @@ class ProvenanceSummary:
     contradicting_sources: int = 0
 
 
-# (lesson, kind, origin belief, belief reached): from each supporting or
-# contradicting belief down derived_from edges. UNION, not UNION ALL: a cycle
-# ends the walk.
+# Every belief under the lessons' supporters and contradictors (``anc``:
+# down derived_from, into a cited lesson through its own supporters), then
+# each one's roots computed bottom-up (``reach``: a belief has the roots of
+# its own observations and of its parents). Linear in the edges and roots:
+# a walk from each supporter would be quadratic on an echo chain. UNION, not
+# UNION ALL: cycles end.
 _SUMMARY_SQL = """
-WITH RECURSIVE walk(lesson_id, kind, origin, belief_id) AS (
-    SELECT e.to_lesson_id, e.kind, e.belief_id, e.belief_id
+WITH RECURSIVE anc(belief_id) AS (
+    SELECT e.belief_id
     FROM provenance_edge e JOIN provenance_belief b ON b.id = e.belief_id
     WHERE e.kind IN ('supports', 'contradicts') AND e.to_lesson_id = ANY(%(ids)s)
       AND b.status <> 'retracted'
   UNION
-    SELECT w.lesson_id, w.kind, w.origin, coalesce(e.to_belief_id, s.belief_id)
-    FROM walk w
-    JOIN provenance_edge e ON e.belief_id = w.belief_id AND e.kind = 'derived_from'
-    LEFT JOIN provenance_edge s
-      ON e.to_lesson_id IS NOT NULL AND s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
-    WHERE coalesce(e.to_belief_id, s.belief_id) IS NOT NULL
+    SELECT x.parent FROM anc a CROSS JOIN LATERAL (
+        SELECT e.to_belief_id AS parent FROM provenance_edge e
+        WHERE e.belief_id = a.belief_id AND e.kind = 'derived_from'
+          AND e.to_belief_id IS NOT NULL
+        UNION ALL
+        SELECT s.belief_id FROM provenance_edge e
+        JOIN provenance_edge s ON s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
+        WHERE e.belief_id = a.belief_id AND e.kind = 'derived_from'
+          AND e.to_lesson_id IS NOT NULL
+    ) x
 ),
-reach AS (
-    SELECT DISTINCT w.lesson_id, w.kind, w.origin,
-           coalesce(nullif(o.source_family, ''), o.id::text) AS root
-    FROM walk w
-    JOIN provenance_edge e
-      ON e.belief_id = w.belief_id AND e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
+reach(belief_id, root) AS (
+    SELECT e.belief_id, coalesce(nullif(o.source_family, ''), o.id::text)
+    FROM anc a
+    JOIN provenance_edge e ON e.belief_id = a.belief_id AND e.kind = 'derived_from'
     JOIN provenance_observation o ON o.id = e.to_observation_id AND o.valid
+  UNION
+    SELECT x.child, r.root FROM reach r CROSS JOIN LATERAL (
+        SELECT e.belief_id AS child FROM provenance_edge e
+        WHERE e.kind = 'derived_from' AND e.to_belief_id = r.belief_id
+        UNION ALL
+        SELECT e.belief_id FROM provenance_edge s
+        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
+        WHERE s.belief_id = r.belief_id AND s.kind = 'supports'
+    ) x
+    WHERE x.child IN (SELECT belief_id FROM anc)
+),
+rel AS (
+    SELECT e.to_lesson_id AS lesson_id, e.kind, e.belief_id AS origin
+    FROM provenance_edge e JOIN provenance_belief b ON b.id = e.belief_id
+    WHERE e.kind IN ('supports', 'contradicts') AND e.to_lesson_id = ANY(%(ids)s)
+      AND b.status <> 'retracted'
+),
+reached AS (
+    SELECT DISTINCT rel.lesson_id, rel.kind, rel.origin, r.root
+    FROM rel JOIN reach r ON r.belief_id = rel.origin
 ),
 direct AS (
     SELECT e.to_lesson_id AS lesson_id, count(DISTINCT b.id) AS beliefs,
@@ -67,7 +92,7 @@ direct AS (
 ),
 rooted AS (
     SELECT r.lesson_id, r.root, max(b.confidence) AS best
-    FROM reach r JOIN provenance_belief b ON b.id = r.origin
+    FROM reached r JOIN provenance_belief b ON b.id = r.origin
     WHERE r.kind = 'supports'
     GROUP BY r.lesson_id, r.root
 ),
@@ -76,7 +101,7 @@ roots AS (
 ),
 against AS (
     SELECT r.lesson_id, count(DISTINCT r.root) AS contra
-    FROM reach r JOIN provenance_belief b ON b.id = r.origin
+    FROM reached r JOIN provenance_belief b ON b.id = r.origin
     WHERE r.kind = 'contradicts' AND b.confidence >= %(strong)s
       AND NOT EXISTS (SELECT 1 FROM rooted x WHERE x.lesson_id = r.lesson_id AND x.root = r.root)
     GROUP BY r.lesson_id
