@@ -35,15 +35,16 @@ from memory.judge import Candidate, Relation, Verdict
 RETRIEVAL_PATH = Path(__file__).resolve().parent / "retrieval_golden.json"
 EVAL_TENANT = "tributary-evals"
 
-# Every tenant table, children before parents (foreign keys are deferred,
-# but this order also reads right).
-_TENANT_TABLES = (
-    "curation_event", "curation_dispute", "provenance_corroborationaudit",
-    "provenance_decisionbasis", "provenance_decision", "provenance_edge", "memory_modelcall",
-    "memory_learnrequest",
-    "memory_lessonrecallstats", "memory_lesson", "provenance_belief",
-    "provenance_observation", "memory_scope",
-)  # fmt: skip
+# The evaluation tenant's memory: every tenant table but the accounts ones
+# (its tenant and agent stay). Read from the catalog, so a table added later
+# is emptied too; foreign keys are deferred, so the order does not matter.
+_MEMORY_TABLES_SQL = """
+SELECT c.relname FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped
+WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname NOT LIKE 'accounts%'
+ORDER BY c.relname
+"""
 
 
 class SeedingJudge:
@@ -64,8 +65,9 @@ def eval_principal() -> AgentPrincipal:
         tenant: Tenant = tenant_ensure(slug=EVAL_TENANT)
         agent = agent_ensure(tenant=tenant, name="evaluator", role=Role.CURATOR)
     with transaction.atomic(), tenant_context(tenant.id), connection.cursor() as cursor:
-        for table in _TENANT_TABLES:
-            cursor.execute(f"DELETE FROM {table} WHERE tenant_id = %s", [tenant.id])  # noqa: S608
+        cursor.execute(_MEMORY_TABLES_SQL)
+        for (table,) in cursor.fetchall():
+            cursor.execute(f'DELETE FROM "{table}" WHERE tenant_id = %s', [tenant.id])  # noqa: S608
     return AgentPrincipal(
         tenant_id=tenant.id, tenant_slug=tenant.slug, region=tenant.region, agent_id=agent.id,
         agent_name=agent.name, role=Role.CURATOR, key_id=uuid.UUID(int=0),

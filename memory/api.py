@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Role, Tenant
+from accounts.models import Role
 from accounts.permissions import IsCurator, IsReader, IsWriter
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
@@ -33,7 +33,7 @@ from memory.selectors import RecallHit, lesson_get, lesson_history, lesson_recal
 from memory.services.learn import lesson_learn
 from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
 from memory.stats import memory_stats
-from provenance.selectors import ProvenanceSummary, provenance_summaries, tenant_policy
+from provenance.selectors import ProvenanceSummary, corroboration_policy, provenance_summaries
 from provenance.services import ParentRef
 
 CONTENT_MAX = 4000
@@ -281,11 +281,7 @@ class RecallApi(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         principal = _principal(request)
-        policy = tenant_policy(
-            Tenant.objects.filter(id=principal.tenant_id)
-            .values_list("corroboration_policy", flat=True)
-            .first()
-        )
+        policy = corroboration_policy(principal.tenant_id)
         hits: list[RecallHit] = lesson_recall(
             tenant_id=principal.tenant_id,
             query=data["query"],

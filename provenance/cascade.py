@@ -20,7 +20,7 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import Role, Tenant
+from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction
 from config.errors import Conflict, Forbidden, NotFound
@@ -32,7 +32,7 @@ from provenance.models import (
     DecisionStatus,
     Observation,
 )
-from provenance.selectors import tenant_policy
+from provenance.selectors import corroboration_policy
 from provenance.services import lessons_evaluate
 
 # Beliefs downstream of an observation: derived from it, from a belief
@@ -127,11 +127,7 @@ def observation_invalidate(
         changes = lessons_evaluate(
             tenant_id=principal.tenant_id, lesson_ids=lesson_ids, trigger="invalidate"
         )
-        strict = tenant_policy(
-            Tenant.objects.filter(id=principal.tenant_id)
-            .values_list("corroboration_policy", flat=True)
-            .first()
-        )["strict"]
+        strict = corroboration_policy(principal.tenant_id)["strict"]
         deactivated: list[uuid.UUID] = []
         if strict:
             for lesson in Lesson.objects.filter(

@@ -143,6 +143,15 @@ def provenance_summaries(
     }
 
 
+def corroboration_policy(tenant_id: uuid.UUID) -> dict[str, Any]:
+    """The tenant's corroboration policy (its overrides on the settings'
+    defaults). Precondition: inside the tenant's context."""
+    from accounts.models import Tenant
+
+    overrides = Tenant.objects.filter(id=tenant_id).values_list("corroboration_policy", flat=True)
+    return tenant_policy(overrides.first())
+
+
 def tenant_policy(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """The corroboration policy: the settings' defaults, overridden by the
     tenant's ``corroboration_policy`` where a value is of the right type."""

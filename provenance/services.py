@@ -11,7 +11,12 @@ from django.db.models import QuerySet
 from accounts.models import Agent
 from config.errors import NotFound
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
-from provenance.selectors import ProvenanceSummary, corroboration
+from provenance.selectors import (
+    ProvenanceSummary,
+    corroboration,
+    corroboration_policy,
+    provenance_summaries,
+)
 
 
 @dataclass(frozen=True)
@@ -205,16 +210,13 @@ def lessons_evaluate(
     """Evaluate the lessons' corroboration under the tenant's policy, store
     it on each lesson and audit every evaluation. Returns id → (before,
     after). Precondition: inside the tenant's context, in a transaction."""
-    from accounts.models import Tenant
     from memory.models import Lesson
     from provenance.models import CorroborationAudit
-    from provenance.selectors import corroboration, provenance_summaries, tenant_policy
 
     ids = list(dict.fromkeys(lesson_ids))
     if not ids:
         return {}
-    overrides = Tenant.objects.filter(id=tenant_id).values_list("corroboration_policy", flat=True)
-    policy = tenant_policy(overrides.first())
+    policy = corroboration_policy(tenant_id)
     summaries = provenance_summaries(ids, strong_contradiction=policy["contradiction_confidence"])
     before = {
         i: (status, reason)

@@ -60,7 +60,7 @@ from memory.models import (
 )
 from memory.selectors import lesson_candidates_many
 from provenance.models import CorroborationAudit, Edge, EdgeKind
-from provenance.selectors import tenant_policy
+from provenance.selectors import corroboration_policy
 from provenance.services import (
     ParentRef,
     belief_record,
@@ -191,7 +191,6 @@ def _unmark_queued(tenant_id: uuid.UUID) -> None:
 class _Applied(Enum):
     DONE = "done"
     SCOPE_MOVED = "scope moved"
-    NOT_PENDING = "some requests are no longer pending"
 
 
 @dataclass
@@ -507,11 +506,7 @@ def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bo
                 limit=CANDIDATES,
             )  # fmt: skip
             found.update({i.request.id: c for i, c in zip(of_kind, many, strict=True)})
-        policy = tenant_policy(
-            Tenant.objects.filter(id=tenant_id)
-            .values_list("corroboration_policy", flat=True)
-            .first()
-        )
+        policy = corroboration_policy(tenant_id)
     plan = _Plan(
         policy=policy,
         seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
@@ -770,25 +765,16 @@ def _apply(
             if lesson.id in plan.judged_at_insert
         ]
     )  # fmt: skip
+    calls = [(d.item.request.id, c) for d in plan.decisions for c in d.calls] + progress.calls
     ModelCall.objects.bulk_create(
         [
-            ModelCall(
-                tenant_id=tenant_id, learn_request_id=d.item.request.id, provider=c.provider,
-                model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
-                output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
-                outcome=c.outcome, created_at=now,
-            )
-            for d in plan.decisions
-            for c in d.calls
-        ]
-        + [
             ModelCall(
                 tenant_id=tenant_id, learn_request_id=request_id, provider=c.provider,
                 model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
                 output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
                 outcome=c.outcome, created_at=now,
             )
-            for request_id, c in progress.calls
+            for request_id, c in calls
         ]
     )  # fmt: skip
     Dispute.objects.bulk_create(
