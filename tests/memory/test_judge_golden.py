@@ -2,7 +2,7 @@
 
 Similarities come from the real embedding model (all-MiniLM-L6-v2, loaded
 offline on CPU once for this module). The judge must not fall below the
-committed strict-accuracy baseline (``evals/judge_baseline.json``), and no
+committed strict-accuracy baseline (``evals/baseline.json``), and no
 relation may fall below 60%. ``python -m evals.judge_report`` prints the same
 evaluation as a table.
 """
