@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from accounts.models import Agent, ApiKey, Tenant
+from accounts.models import Agent, ApiKey, StaffMembership, Tenant
 from accounts.services import api_key_issue, api_key_revoke
 
 
@@ -99,3 +99,12 @@ class ApiKeyAdmin(admin.ModelAdmin):
             response["Cache-Control"] = "no-store"
             return response
         return TemplateResponse(request, "admin/accounts/apikey/issue.html", context)
+
+
+@admin.register(StaffMembership)
+class StaffMembershipAdmin(admin.ModelAdmin):
+    """Which staff users curate which tenants (superusers manage this)."""
+
+    list_display = ["user", "tenant", "created_at"]
+    list_filter = ["tenant"]
+    list_select_related = ["user", "tenant"]

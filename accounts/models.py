@@ -102,3 +102,24 @@ class ApiKey(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class StaffMembership(models.Model):
+    """A staff user (Django's auth) who curates a tenant in the admin and
+    the dashboard. Staff see only their tenants (row-level security does
+    the scoping); superusers see all."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="staff")
+    user = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="tributary_memberships"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "user"], name="staffmembership_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} → {self.tenant_id}"

@@ -37,6 +37,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeVar
 
 from django.db import DatabaseError, connections, transaction
@@ -167,6 +168,23 @@ def apply_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> 
 
 T = TypeVar("T")
 
+_joined: ContextVar[bool] = ContextVar("apply_joined", default=False)
+
+
+@contextmanager
+def join_apply_transactions() -> Iterator[None]:
+    """Inside the block, :func:`run_apply_transaction` runs its operation
+    in the caller's transaction (scoped to the tenant by a savepoint)
+    instead of a fresh snapshot-isolated one. For the admin, whose views
+    already run in a transaction: its writes still bump the scope versions,
+    so a concurrent learn that read before them re-reads; a READ COMMITTED
+    writer waits on the row locks instead of failing with 40001."""
+    token = _joined.set(True)
+    try:
+        yield
+    finally:
+        _joined.reset(token)
+
 
 def run_apply_transaction(
     tenant_id: uuid.UUID | str,
@@ -179,6 +197,9 @@ def run_apply_transaction(
     back and run it again (it must re-read what it decides on), after a
     jittered exponential backoff so contenders spread out instead of
     colliding again in lockstep."""
+    if _joined.get():
+        with tenant_context(tenant_id):
+            return operation()
     for attempt in range(1, attempts + 1):
         try:
             with apply_transaction(tenant_id):

@@ -1,19 +1,69 @@
-"""The admin site: superusers only, and every admin view runs through the
-one cross-tenant mechanism (``accounts.tenancy.cross_tenant``).
+"""The admin site: the operator's and the curators' tool.
 
-Tenant-scoped staff (a curator who sees only their tribe) come with the
-dashboard; until then the admin is the operator's tool.
+* A **superuser** sees every tenant: each admin view runs through the one
+  cross-tenant mechanism (``accounts.tenancy.cross_tenant``).
+* A **staff user with a tenant membership** (``accounts.StaffMembership``)
+  is a curator of that tenant: each admin view runs in
+  ``tenant_context(tenant)``, so row-level security itself keeps every other
+  tenant's rows out of every list, form and action. A staff user of several
+  tenants switches with ``/admin/tenant/<slug>/``.
+* Anyone else is sent to the login page.
+
+Curator actions run the same services as the API, joined to the admin
+request's transaction (``join_apply_transactions``), as the agent
+``staff:<username>`` of the tenant, and each is audited with who and why
+(``curation.CuratorAction``).
 """
 
 from __future__ import annotations
 
+import uuid
 from functools import wraps
 from typing import Any
 
 from django.contrib.admin import AdminSite
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import URLPattern, URLResolver, path, reverse
 
-from accounts.tenancy import cross_tenant
+from accounts.tenancy import cross_tenant, join_apply_transactions, tenant_context
+
+SESSION_TENANT = "tributary_tenant"
+
+
+def staff_tenants(request: HttpRequest) -> list[tuple[uuid.UUID, str]]:
+    """(id, slug) of the tenants the request's staff user curates, by slug;
+    read once per request (before any tenant scope is opened)."""
+    from accounts.models import StaffMembership
+
+    cached = getattr(request, "_tributary_tenants", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    user = request.user
+    tenants: list[tuple[uuid.UUID, str]] = []
+    if user.is_active and user.is_staff and not user.is_superuser:
+        with cross_tenant(reason=f"staff memberships of {user.get_username()}"):
+            tenants = list(
+                StaffMembership.objects.filter(user_id=user.pk)
+                .order_by("tenant__slug")
+                .values_list("tenant_id", "tenant__slug")
+            )
+    request._tributary_tenants = tenants  # type: ignore[attr-defined]
+    return tenants
+
+
+def curated_tenant(request: HttpRequest) -> tuple[uuid.UUID, str] | None:
+    """The tenant a staff user is curating now (None for a superuser, who
+    sees all, and for a user who curates nothing)."""
+    if hasattr(request, "_tributary_tenant"):
+        cached: tuple[uuid.UUID, str] | None = request._tributary_tenant
+        return cached
+    chosen = None
+    if not request.user.is_superuser:
+        tenants = staff_tenants(request)
+        wanted = request.session.get(SESSION_TENANT)
+        chosen = next((t for t in tenants if t[1] == wanted), tenants[0] if tenants else None)
+    request._tributary_tenant = chosen  # type: ignore[attr-defined]
+    return chosen
 
 
 class TributaryAdminSite(AdminSite):
@@ -23,7 +73,29 @@ class TributaryAdminSite(AdminSite):
 
     def has_permission(self, request: HttpRequest) -> bool:
         user = request.user
-        return bool(user.is_active and user.is_superuser)
+        if not user.is_active:
+            return False
+        return bool(user.is_superuser or curated_tenant(request) is not None)
+
+    def each_context(self, request: HttpRequest) -> dict[str, Any]:
+        context = super().each_context(request)
+        if request.user.is_authenticated and not request.user.is_superuser:
+            current = curated_tenant(request)
+            context["curated_tenant"] = current[1] if current else None
+            context["curated_tenants"] = [slug for _, slug in staff_tenants(request)]
+        return context
+
+    def get_urls(self) -> list[URLResolver | URLPattern]:
+        return [
+            path("tenant/<slug:slug>/", self.admin_view(self.switch_tenant), name="switch_tenant"),
+            *super().get_urls(),
+        ]
+
+    def switch_tenant(self, request: HttpRequest, slug: str) -> HttpResponse:
+        if slug not in [s for _, s in staff_tenants(request)]:
+            raise Http404("no such tenant")
+        request.session[SESSION_TENANT] = slug
+        return HttpResponseRedirect(reverse("admin:index"))
 
     def admin_view(self, view: Any, cacheable: bool = False) -> Any:
         inner = super().admin_view(view, cacheable)
@@ -32,8 +104,13 @@ class TributaryAdminSite(AdminSite):
         def scoped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not self.has_permission(request):
                 return inner(request, *args, **kwargs)  # the login redirect
-            reason = f"admin {request.user.get_username()} {request.method} {request.path}"
-            with cross_tenant(reason=reason):
+            current = curated_tenant(request)
+            if current is None:  # a superuser
+                reason = f"admin {request.user.get_username()} {request.method} {request.path}"
+                scope = cross_tenant(reason=reason)
+            else:
+                scope = tenant_context(current[0])
+            with scope, join_apply_transactions():
                 response = inner(request, *args, **kwargs)
                 # Templates query lazily: render while the scope is open.
                 render = getattr(response, "render", None)

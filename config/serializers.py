@@ -38,6 +38,15 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"not_a_boolean": "Must be true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("not_a_boolean")
+        return data
+
+
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not declare."""
 

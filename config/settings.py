@@ -7,9 +7,13 @@ the same variables.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
 
 from config.dburl import ENGINE, parse_database_url
 from config.embedded import APP_DATABASE, APP_ROLE, EmbeddedRedis
@@ -314,12 +318,83 @@ TRIBUTARY_LEARN_BATCH = env_int(
     "Pending learn requests of one tenant a worker claims and embeds in one batch.",
     minimum=1,
 )
+# --- Curation: kind policies and the gardener ---------------------------------
+# Each kind's forgetting policy (a curator overrides it per tenant through
+# PUT /api/v1/curation/policies/<kind> or the admin): ceiling (max active
+# lessons; None: none), ttl_seconds (None: never expires), half_life_days
+# (confidence decay while not useful; None: no decay), retire_below (a
+# decayed confidence under it is withered), eviction (retire | erase) and
+# merge_duplicates (the gardener merges near-duplicates a judge confirms).
+TRIBUTARY_KIND_POLICIES: dict[str, dict[str, Any]] = {
+    "lesson": {"ceiling": None, "ttl_seconds": None, "half_life_days": 90.0,
+               "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
+    "fact": {"ceiling": None, "ttl_seconds": None, "half_life_days": 180.0,
+             "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
+    "procedure": {"ceiling": None, "ttl_seconds": None, "half_life_days": 180.0,
+                  "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
+    "preference": {"ceiling": None, "ttl_seconds": None, "half_life_days": None,
+                   "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
+    "session": {"ceiling": 1000, "ttl_seconds": 86400, "half_life_days": 1.0,
+                "retire_below": 0.2, "eviction": "erase", "merge_duplicates": False},
+}  # fmt: skip
+_kind_policy_overrides = env_str(
+    "TRIBUTARY_KIND_POLICIES",
+    None,
+    'JSON overriding the default kind policies, e.g. {"session": {"ttl_seconds": 3600}} '
+    "(tenants override these again per kind).",
+)
+if _kind_policy_overrides:
+    try:
+        _parsed = json.loads(_kind_policy_overrides)
+        assert isinstance(_parsed, dict)
+        for _kind, _fields in _parsed.items():
+            TRIBUTARY_KIND_POLICIES[_kind].update(_fields)
+    except (ValueError, AssertionError, KeyError, TypeError, AttributeError):
+        raise ImproperlyConfigured(
+            "TRIBUTARY_KIND_POLICIES must be a JSON object of known kinds to policy fields"
+        ) from None
+TRIBUTARY_GARDENER_BATCH = env_int(
+    "TRIBUTARY_GARDENER_BATCH",
+    500,
+    "Most lessons one gardener task changes in one tenant per run (the rest wait for the next).",
+    minimum=1,
+)
+TRIBUTARY_DECAY_GRACE_DAYS = env_float(
+    "TRIBUTARY_DECAY_GRACE_DAYS",
+    7.0,
+    "Days a lesson may go without being recalled or reinforced before its confidence decays.",
+)
+TRIBUTARY_MERGE_DISTANCE = env_float(
+    "TRIBUTARY_MERGE_DISTANCE",
+    0.2,
+    "Cosine distance under which the gardener asks the judge whether two active lessons are "
+    "duplicates (only a judge's duplicate verdict merges).",
+    maximum=2.0,
+)
+TRIBUTARY_JOURNAL_RETENTION_DAYS = env_int(
+    "TRIBUTARY_JOURNAL_RETENTION_DAYS",
+    365,
+    "Days a forgetting-journal line is kept; the gardener purges older ones.",
+    minimum=1,
+)
+# The gardener's schedule: Celery's own beat, from settings (see
+# docs/operations.md for why not django-celery-beat). Seconds between runs.
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-learn-requests": {
         "task": "memory.tasks.requeue_stale_learn_requests_task",
         "schedule": 30.0,
     },
-}
+    "garden-expire": {"task": "curation.tasks.garden_task", "schedule": 300.0,
+                      "args": ["expire"]},
+    "garden-ceilings": {"task": "curation.tasks.garden_task", "schedule": 600.0,
+                        "args": ["ceilings"]},
+    "garden-decay": {"task": "curation.tasks.garden_task", "schedule": 3600.0,
+                     "args": ["decay"]},
+    "garden-merge": {"task": "curation.tasks.garden_task", "schedule": 3600.0,
+                     "args": ["merge"]},
+    "garden-purge-journal": {"task": "curation.tasks.garden_task", "schedule": 86400.0,
+                             "args": ["purge_journal"]},
+}  # fmt: skip
 
 # --- Auth, i18n, static -----------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

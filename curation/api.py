@@ -1,4 +1,5 @@
-"""The curation API: disputes (curators). Thin views over curation.disputes."""
+"""The curation API: disputes and policies (curators), the curation state
+(any agent). Thin views over curation's services and selectors."""
 
 from __future__ import annotations
 
@@ -11,12 +12,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import IsCurator
+from accounts.permissions import IsCurator, IsReader
 from accounts.tenancy import tenant_context
 from config.errors import ApplicationError
-from config.serializers import StrictCharField, StrictSerializer
+from config.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictFloatField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from curation.disputes import dispute_resolve, disputes_list
-from curation.models import Dispute, DisputeStatus, Resolution
+from curation.models import Dispute, DisputeStatus, Eviction, Resolution
+from curation.policies import corroboration_policy_set, kind_policy_set
+from curation.selectors import curation_state
 from memory.api import OwnTransactionApi, _principal, lessons_out
 
 
@@ -84,3 +93,70 @@ class DisputeResolveApi(OwnTransactionApi):
         with tenant_context(principal.tenant_id):
             [answer] = disputes_out([disputes_list(status=None).get(id=dispute_id)])
         return Response(answer)
+
+
+class CurationStateApi(APIView):
+    """Any agent of the tenant may read how its memory forgets."""
+
+    permission_classes = [IsReader]
+
+    @extend_schema(responses=dict, operation_id="curation_state")
+    def get(self, request: Request) -> Response:
+        return Response(curation_state(_principal(request).tenant_id))
+
+
+class KindPolicyApi(APIView):
+    permission_classes = [IsCurator]
+
+    class InputSerializer(StrictSerializer):
+        ceiling = StrictIntegerField(
+            min_value=1, max_value=10_000_000, allow_null=True, required=False
+        )
+        ttl_seconds = StrictIntegerField(min_value=60, max_value=10 * 365 * 86400, allow_null=True,
+                                         required=False)  # fmt: skip
+        half_life_days = StrictFloatField(min_value=0.01, max_value=36500, allow_null=True,
+                                          required=False)  # fmt: skip
+        retire_below = StrictFloatField(min_value=0.0, max_value=1.0, required=False)
+        eviction = serializers.ChoiceField(choices=Eviction.choices, required=False)
+        merge_duplicates = StrictBooleanField(required=False)
+        reason = StrictCharField(max_length=1000, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, responses=dict, operation_id="kind_policy_set")
+    def put(self, request: Request, kind: str) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        principal = _principal(request)
+        fields = dict(serializer.validated_data)
+        reason = fields.pop("reason")
+        policy = kind_policy_set(
+            tenant_id=principal.tenant_id, kind=kind, actor=f"agent:{principal.agent_name}",
+            reason=reason, **fields,
+        )  # fmt: skip
+        return Response(policy.as_dict())
+
+
+class CorroborationPolicyApi(APIView):
+    permission_classes = [IsCurator]
+
+    class InputSerializer(StrictSerializer):
+        min_independent_sources = StrictIntegerField(min_value=1, max_value=100, required=False)
+        min_confidence = StrictFloatField(min_value=0.0, max_value=1.0, required=False)
+        contradiction_confidence = StrictFloatField(min_value=0.0, max_value=1.0, required=False)
+        strict = StrictBooleanField(required=False)
+        reason = StrictCharField(max_length=1000, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, responses=dict, operation_id="corroboration_policy_set")
+    def put(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        principal = _principal(request)
+        fields = dict(serializer.validated_data)
+        reason = fields.pop("reason")
+        return Response(
+            corroboration_policy_set(
+                tenant_id=principal.tenant_id,
+                actor=f"agent:{principal.agent_name}",
+                reason=reason,
+                **fields,
+            )
+        )

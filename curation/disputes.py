@@ -94,12 +94,12 @@ def dispute_resolve(
     return run_apply_transaction(principal.tenant_id, operation)
 
 
-def disputes_withdraw(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> int:
+def disputes_withdraw(*, agent_id: uuid.UUID | None, lesson_id: uuid.UUID) -> int:
     """Close the open dispute of a disputed lesson that was just retired or
     forgotten (nothing is left to decide). Precondition: inside the apply
     transaction that took the lesson out of use."""
     return Dispute.objects.filter(lesson_id=lesson_id, status=DisputeStatus.OPEN).update(
         status=DisputeStatus.RESOLVED, resolution=Resolution.WITHDRAWN,
-        resolved_by_id=principal.agent_id, resolved_at=timezone.now(),
+        resolved_by_id=agent_id, resolved_at=timezone.now(),
         note="the disputed lesson was taken out of use",
     )  # fmt: skip

@@ -97,3 +97,107 @@ class Dispute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status} {self.resolution or ''} {self.lesson_id}"
+
+
+class Eviction(models.TextChoices):
+    RETIRE = "retire"  # status change: history and time travel keep it
+    ERASE = "erase"  # content and embedding deleted; a tombstone stays
+
+
+class KindPolicy(models.Model):
+    """A tenant's override of one kind's forgetting policy (the defaults are
+    ``TRIBUTARY_KIND_POLICIES``). A row holds the whole policy: a curator's
+    ``PUT`` replaces it, fields left out taking the defaults."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16)
+    ceiling = models.PositiveIntegerField(null=True, blank=True)  # max active lessons
+    ttl_seconds = models.PositiveIntegerField(null=True, blank=True)
+    half_life_days = models.FloatField(null=True, blank=True)  # None: no decay
+    retire_below = models.FloatField(default=0.2)
+    eviction = models.CharField(max_length=8, choices=Eviction.choices, default=Eviction.RETIRE)
+    merge_duplicates = models.BooleanField(default=True)
+    updated_by = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "kind policies"
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "kind"], name="kindpolicy_tenant_kind"),
+            models.CheckConstraint(
+                condition=models.Q(retire_below__gte=0, retire_below__lte=1),
+                name="kindpolicy_retire_below_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(half_life_days__isnull=True) | models.Q(half_life_days__gt=0),
+                name="kindpolicy_half_life_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} policy"
+
+
+class JournalLine(models.Model):
+    """The forgetting journal: one line per automatic eviction or deletion.
+    Deliberately without the lesson's content and without its id (an id
+    could be joined back to content kept elsewhere): what was forgotten
+    stays forgotten, that it was forgotten and by which rule stays known."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16)
+    age_seconds = models.BigIntegerField()  # the lesson's age when forgotten
+    times_recalled = models.IntegerField()
+    times_reinforced = models.IntegerField(default=0)
+    rule = models.CharField(max_length=16)  # withered | expired | ceiling | merged
+    action = models.CharField(max_length=8, choices=Eviction.choices)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "created_at"], name="journal_tenant_created")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.rule} {self.action}"
+
+
+class GardenerRun(models.Model):
+    """One gardener task's work on one tenant: what it did, for
+    ``curation/state`` and the admin."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    task = models.CharField(max_length=32)
+    trigger = models.CharField(max_length=16)  # beat | command
+    counts = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "task", "-started_at"], name="gardener_last")]
+
+    def __str__(self) -> str:
+        return f"{self.task} {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class CuratorAction(models.Model):
+    """The audit of what a curator did, who and why: through the API (an
+    agent) or the admin (a staff user, as agent ``staff:<username>``)."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    actor = models.CharField(max_length=200)
+    action = models.CharField(max_length=32)
+    target_type = models.CharField(max_length=32)
+    target_id = models.CharField(max_length=64, blank=True)
+    reason = models.CharField(max_length=1000, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "-created_at"], name="curatoraction_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.action} {self.target_type} {self.target_id}"

@@ -42,3 +42,24 @@ def event_record(**fields: Any) -> Event:
     event = event_build(**fields)
     event.save(force_insert=True)
     return event
+
+
+def curator_action_record(
+    *,
+    tenant_id: uuid.UUID,
+    actor: str,
+    action: str,
+    target_type: str,
+    target_id: str | uuid.UUID = "",
+    reason: str = "",
+    **data: Any,
+) -> None:
+    """Audit what a curator did, who and why. ``data`` must never hold
+    lesson content. Precondition: inside the tenant's context."""
+    from curation.models import CuratorAction
+
+    CuratorAction.objects.create(
+        tenant_id=tenant_id, actor=actor[:200], action=action, target_type=target_type,
+        target_id=str(target_id), reason=reason[:1000],
+        data={k: str(v) if isinstance(v, uuid.UUID) else v for k, v in data.items()},
+    )  # fmt: skip

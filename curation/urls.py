@@ -9,4 +9,11 @@ urlpatterns = [
         api.DisputeResolveApi.as_view(),
         name="dispute-resolve",
     ),
+    path("curation/state", api.CurationStateApi.as_view(), name="curation-state"),
+    path("curation/policies/<str:kind>", api.KindPolicyApi.as_view(), name="kind-policy"),
+    path(
+        "curation/corroboration-policy",
+        api.CorroborationPolicyApi.as_view(),
+        name="corroboration-policy",
+    ),
 ]

@@ -92,6 +92,9 @@ class Lesson(models.Model):
     corroboration = models.CharField(max_length=16, default="single-source")
     corroboration_reason = models.CharField(max_length=500, blank=True)
     retired_reason = models.CharField(max_length=500, blank=True)
+    # The gardener's decay has been applied up to this instant (whole days,
+    # so a second run in the same day changes nothing).
+    decayed_at = models.DateTimeField(null=True, blank=True)
     erased_at = models.DateTimeField(null=True, blank=True)
 
     objects = LessonManager()

@@ -51,11 +51,16 @@ def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
     return int(row[0]) if row else 0
 
 
+# A lesson past its expiry is not recalled even before the gardener takes it
+# out of use.
+NOT_EXPIRED = "(expires_at IS NULL OR expires_at > now())"
+
+
 def _window(as_of: datetime | None) -> tuple[str, dict[str, Any]]:
     """The lessons a search may return: the active ones, or — as of an
     instant — those whose validity interval contains it (never the erased)."""
     if as_of is None:
-        return "status = 'active'", {}
+        return f"status = 'active' AND {NOT_EXPIRED}", {}
     return (
         "status <> 'erased' AND activated_at <= %(as_of)s "
         "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)",
@@ -94,16 +99,17 @@ def _approximate_neighbours(
         cursor.execute("SET LOCAL hnsw.max_scan_tuples = 40000")
         # relaxed_order may return neighbours slightly out of order: re-sort.
         cursor.execute(
-            """
+            f"""
             WITH near AS MATERIALIZED (
                 SELECT id, embedding <=> %(q)s::halfvec AS distance
                 FROM memory_lesson
                 WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
+                  AND {NOT_EXPIRED}
                 ORDER BY embedding <=> %(q)s::halfvec
                 LIMIT %(limit)s
             )
             SELECT id, distance FROM near ORDER BY distance
-            """,
+            """,  # noqa: S608 (NOT_EXPIRED is a constant)
             {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
              "limit": limit},
         )  # fmt: skip

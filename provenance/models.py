@@ -48,6 +48,9 @@ class Observation(models.Model):
     valid = models.BooleanField(default=True)
     invalid_reason = models.CharField(max_length=500, blank=True)
     invalidated_at = models.DateTimeField(null=True, blank=True)
+    # An agent's first-hand observation holds the text of its lesson; when
+    # the lesson is erased its content goes too (the one edit allowed).
+    erased_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

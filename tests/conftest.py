@@ -23,6 +23,7 @@ from config.embedded import EmbeddedPostgres
 from memory.models import LearnRequest, RequestStatus
 from memory.services.learn import learn_request_process, lesson_learn
 from tests.embedded_stack import DATA_DIR
+from tests.fake_llm import FakeLLM, fake_llm
 
 
 @dataclass(frozen=True)
@@ -142,3 +143,18 @@ def celery_worker_process(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     proc = start_worker(tmp_path / "worker.log", f"test-{os.getpid()}")
     yield proc
     stop_worker(proc)
+
+
+@pytest.fixture
+def openai_fake(settings) -> Iterator[FakeLLM]:
+    """The judge is an OpenAI-compatible model served by the fake LLM."""
+
+    with fake_llm() as fake:
+        settings.TRIBUTARY_JUDGE = "openai"
+        settings.TRIBUTARY_JUDGE_BASE_URL = f"{fake.url}/v1"
+        settings.TRIBUTARY_JUDGE_API_KEY = "sk-test"
+        settings.TRIBUTARY_JUDGE_MODEL = "cheap-model"
+        settings.TRIBUTARY_JUDGE_STRONG_MODEL = None
+        settings.TRIBUTARY_JUDGE_TIMEOUT = 1.0
+        settings.TRIBUTARY_JUDGE_ATTEMPTS = 3
+        yield fake

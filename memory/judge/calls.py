@@ -9,10 +9,12 @@ the batch's apply transaction. Outside a collector, records are dropped
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,26 @@ def record_call(**fields: object) -> None:
     calls = _collector.get()
     if calls is not None:
         calls.append(ModelCallRecord(**fields))  # type: ignore[arg-type]
+
+
+def model_calls_save(
+    *,
+    tenant_id: uuid.UUID,
+    calls: Sequence[tuple[uuid.UUID | None, ModelCallRecord]],
+    created_at: datetime,
+) -> None:
+    """Write ``(learn request id or None, record)`` pairs as ``ModelCall``
+    rows in one statement. Precondition: inside the tenant's context."""
+    from memory.models import ModelCall
+
+    ModelCall.objects.bulk_create(
+        [
+            ModelCall(
+                tenant_id=tenant_id, learn_request_id=request_id, provider=c.provider,
+                model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
+                output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
+                outcome=c.outcome, created_at=created_at,
+            )
+            for request_id, c in calls
+        ]
+    )  # fmt: skip

@@ -43,17 +43,17 @@ from accounts.models import Agent, Role, Tenant
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
 from curation.models import Dispute, Event, EventKind
+from curation.policies import kind_policies
 from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
 from memory.guard import Screening, screen
 from memory.judge import Candidate, Judge, Relation, Verdict, judge_for
-from memory.judge.calls import ModelCallRecord, collect_calls
+from memory.judge.calls import ModelCallRecord, collect_calls, model_calls_save
 from memory.judge.llm import JudgeUnavailable
 from memory.models import (
     LearnRequest,
     Lesson,
     LessonStatus,
-    ModelCall,
     Outcome,
     RequestStatus,
     Scope,
@@ -226,6 +226,7 @@ class _Plan:
     reinforces or supersedes, its edges, and the scope versions it read."""
 
     policy: dict[str, Any]  # the tenant's corroboration policy
+    ttls: dict[str, int | None]  # kind → seconds a new lesson lives (kind policies)
     seen_versions: dict[int, int | None]  # scope id → version read (None: not checked)
     scope_of_kind: dict[str, int]
     new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
@@ -507,8 +508,10 @@ def _plan(tenant_id: uuid.UUID, items: list[_Item], judge: Judge, *, bounded: bo
             )  # fmt: skip
             found.update({i.request.id: c for i, c in zip(of_kind, many, strict=True)})
         policy = corroboration_policy(tenant_id)
+        ttls = {kind: p.ttl_seconds for kind, p in kind_policies(tenant_id).items()}
     plan = _Plan(
         policy=policy,
+        ttls=ttls,
         seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
         scope_of_kind={kind: s.id for kind, s in scopes.items()},
         candidates_ms=(time.perf_counter() - started) * 1000 / len(items),
@@ -645,6 +648,9 @@ def _decide(
             confidence=request.confidence,
             author_id=request.agent_id,
         )
+        ttl = plan.ttls.get(request.kind)
+        if ttl:
+            lesson.expires_at = timezone.now() + timedelta(seconds=ttl)
         if not request.derived_from:  # one belief on one first-hand root
             lesson.corroboration, lesson.corroboration_reason = first_corroboration(
                 request.confidence, plan.policy
@@ -766,17 +772,7 @@ def _apply(
         ]
     )  # fmt: skip
     calls = [(d.item.request.id, c) for d in plan.decisions for c in d.calls] + progress.calls
-    ModelCall.objects.bulk_create(
-        [
-            ModelCall(
-                tenant_id=tenant_id, learn_request_id=request_id, provider=c.provider,
-                model=c.model, purpose=c.purpose, input_tokens=c.input_tokens,
-                output_tokens=c.output_tokens, cost=c.cost, latency_ms=round(c.latency_ms, 2),
-                outcome=c.outcome, created_at=now,
-            )
-            for request_id, c in calls
-        ]
-    )  # fmt: skip
+    model_calls_save(tenant_id=tenant_id, calls=calls, created_at=now)
     Dispute.objects.bulk_create(
         [
             Dispute(
@@ -845,19 +841,27 @@ def _apply(
     return _Applied.DONE
 
 
-def requeue_stale_learn_requests(*, older_than_seconds: int = 10) -> int:
+def requeue_stale_learn_requests(
+    *, older_than_seconds: int = 10, tenant_id: uuid.UUID | None = None
+) -> int:
     """Re-enqueue pending requests nobody holds (never enqueued because the
-    broker was down, or their worker died and the lease expired). Walks
-    every tenant through the cross-tenant mechanism; returns how many."""
+    broker was down, or their worker died and the lease expired): one
+    tenant's, or every tenant's through the cross-tenant mechanism.
+    Returns how many."""
     from accounts.tenancy import cross_tenant
 
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
-    with cross_tenant(reason="requeue stale learn requests"):
+    scope = (
+        tenant_context(tenant_id)
+        if tenant_id is not None
+        else cross_tenant(reason="requeue stale learn requests")
+    )
+    with scope:
         stale = list(
             LearnRequest.objects.filter(status=RequestStatus.PENDING, created_at__lt=cutoff)
             .exclude(lease_until__gt=timezone.now())
             .values_list("id", "tenant_id")[:1000]
         )
-    for request_id, tenant_id in stale:
-        learn_request_enqueue(request_id, tenant_id, coalesce=False)
+    for request_id, request_tenant in stale:
+        learn_request_enqueue(request_id, request_tenant, coalesce=False)
     return len(stale)

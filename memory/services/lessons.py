@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import connection
+from django.db import connection, models
 from django.db.models import F
 from django.utils import timezone
 
@@ -24,17 +24,21 @@ def _visible(lesson_id: uuid.UUID) -> Lesson:
     return lesson
 
 
-def _take_out_of_use(
-    principal: AgentPrincipal,
+def take_out_of_use(
+    *,
+    tenant_id: uuid.UUID,
+    agent_id: uuid.UUID | None,
     lesson: Lesson,
     status: LessonStatus,
     event: EventKind,
+    event_data: dict[str, object] | None = None,
     **fields: object,
 ) -> None:
     """Move a lesson to ``status`` (closing its validity interval if it was
     active), record the event. An active lesson leaving shrinks its scope's
     active set: the version is bumped so that a learn which read candidates
-    before now reads them again."""
+    before now reads them again. ``agent_id`` is None for the gardener.
+    Precondition: inside the tenant's apply transaction."""
     now = timezone.now()
     was_active = lesson.status == LessonStatus.ACTIVE
     Lesson.objects.filter(id=lesson.id).update(
@@ -47,11 +51,46 @@ def _take_out_of_use(
     if lesson.status == LessonStatus.DISPUTED:
         from curation.disputes import disputes_withdraw
 
-        disputes_withdraw(principal=principal, lesson_id=lesson.id)
+        disputes_withdraw(agent_id=agent_id, lesson_id=lesson.id)
+    if status == LessonStatus.ERASED:
+        lesson_content_erase(lesson.id)
     event_record(
-        tenant_id=principal.tenant_id, kind=event, lesson_id=lesson.id,
-        agent_id=principal.agent_id, previous_status=lesson.status,
+        tenant_id=tenant_id, kind=event, lesson_id=lesson.id, agent_id=agent_id,
+        previous_status=lesson.status, **(event_data or {}),
     )  # fmt: skip
+
+
+def lesson_content_erase(lesson_id: uuid.UUID) -> None:
+    """Erase a lesson's text wherever it was written: the lesson row, the
+    learn requests that made or restated it (and their judge rationales), the
+    beliefs those requests wrote, their authors' first-hand observations of
+    it, and the rationales of requests and disputes aimed at it. What it was
+    is gone; that it was (ids, events, edges) stays. Precondition: inside
+    the tenant's transaction."""
+    from curation.models import Dispute
+    from memory.models import LearnRequest
+    from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
+
+    now = timezone.now()
+    Lesson.objects.filter(id=lesson_id).update(
+        content="", situation="", embedding=None, erased_at=now
+    )
+    requests = LearnRequest.objects.filter(lesson_id=lesson_id)
+    texts = {t for pair in requests.values_list("content", "situation") for t in pair if t}
+    beliefs = list(requests.values_list("belief_id", flat=True))
+    requests.update(content="", situation="", rationale="")
+    LearnRequest.objects.filter(target_lesson_id=lesson_id).update(rationale="")
+    Dispute.objects.filter(models.Q(lesson_id=lesson_id) | models.Q(target_id=lesson_id)).update(
+        rationale=""
+    )
+    Belief.objects.filter(id__in=beliefs).update(content="")
+    roots = Edge.objects.filter(
+        belief_id__in=beliefs, kind=EdgeKind.DERIVED_FROM, to_observation__isnull=False
+    ).values_list("to_observation_id", flat=True)
+    Observation.objects.filter(
+        id__in=list(roots), source_type=SourceType.FIRST_HAND, content__in=texts,
+        erased_at__isnull=True,
+    ).update(content="", content_hash="", erased_at=now)  # fmt: skip
 
 
 def lesson_reinforce(
@@ -106,9 +145,10 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
         lesson = _visible(lesson_id)
         if lesson.status == LessonStatus.RETIRED:
             return lesson
-        _take_out_of_use(
-            principal, lesson, LessonStatus.RETIRED, EventKind.RETIRED, retired_reason=reason
-        )
+        take_out_of_use(
+            tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
+            status=LessonStatus.RETIRED, event=EventKind.RETIRED, retired_reason=reason,
+        )  # fmt: skip
         lesson.refresh_from_db()
         return lesson
 
@@ -124,9 +164,9 @@ def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> None:
         lesson = _visible(lesson_id)
         if lesson.author_id != principal.agent_id and principal.role != Role.CURATOR:
             raise Forbidden("only the lesson's author or a curator can forget it")
-        _take_out_of_use(
-            principal, lesson, LessonStatus.ERASED, EventKind.FORGOTTEN,
-            content="", situation="", embedding=None, erased_at=timezone.now(),
+        take_out_of_use(
+            tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
+            status=LessonStatus.ERASED, event=EventKind.FORGOTTEN,
         )  # fmt: skip
 
     run_apply_transaction(principal.tenant_id, operation)
@@ -150,3 +190,15 @@ def lessons_mark_recalled(*, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID]) 
             """,
             {"ids": list(lesson_ids), "tenant": tenant_id},
         )
+
+
+def lesson_pin(*, principal: AgentPrincipal, lesson_id: uuid.UUID, pinned: bool) -> Lesson:
+    """Curator: a pinned lesson is never decayed, expired, evicted or merged
+    away by the gardener."""
+    if principal.role != Role.CURATOR:
+        raise Forbidden("only a curator pins lessons")
+    with tenant_context(principal.tenant_id):
+        lesson = _visible(lesson_id)
+        Lesson.objects.filter(id=lesson.id).update(pinned=pinned)
+        lesson.refresh_from_db()
+    return lesson

@@ -6,7 +6,6 @@ log and /stats."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -19,7 +18,6 @@ from tests.fake_llm import (
     RATE_LIMITED,
     SERVER_ERROR,
     FakeLLM,
-    fake_llm,
     slow,
     verdict,
 )
@@ -28,19 +26,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 EXPORT_2 = "The nightly export job runs at 02:00 UTC."
 EXPORT_3 = "The nightly export job runs at 03:00 UTC."
-
-
-@pytest.fixture
-def openai_fake(settings) -> Iterator[FakeLLM]:
-    with fake_llm() as fake:
-        settings.TRIBUTARY_JUDGE = "openai"
-        settings.TRIBUTARY_JUDGE_BASE_URL = f"{fake.url}/v1"
-        settings.TRIBUTARY_JUDGE_API_KEY = "sk-test"
-        settings.TRIBUTARY_JUDGE_MODEL = "cheap-model"
-        settings.TRIBUTARY_JUDGE_STRONG_MODEL = None
-        settings.TRIBUTARY_JUDGE_TIMEOUT = 1.0
-        settings.TRIBUTARY_JUDGE_ATTEMPTS = 3
-        yield fake
 
 
 @pytest.fixture

@@ -235,3 +235,44 @@ def test_reinforcing_with_evidence_adds_a_root_and_without_it_does_not(api, sett
     bad = api.post(f"/lessons/{lesson_id}/reinforce", headers=bob.headers,
                    json={"evidence": {"content": "x", "extra": 1}})  # fmt: skip
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "unknown_field"
+
+
+def test_a_policy_change_re_evaluates_every_lesson_at_once(api):
+    chain = echo_chain(api)
+    a, _, _ = chain["callers"]
+    curator = make_caller("acme", "cora", Role.CURATOR)
+    assert lesson(api, a, chain["lesson"])["corroboration"] == "single-source"
+    refused = api.put("/curation/corroboration-policy", headers=a.headers,
+                      json={"min_independent_sources": 1})  # fmt: skip
+    assert refused.status_code == 403
+    bad = api.put("/curation/corroboration-policy", headers=curator.headers,
+                  json={"min_independent_sources": 0, "strict": "yes"})  # fmt: skip
+    assert bad.status_code == 400
+
+    relaxed = api.put(
+        "/curation/corroboration-policy",
+        headers=curator.headers,
+        json={"min_independent_sources": 1, "reason": "one good source is enough"},
+    )
+    assert relaxed.status_code == 200, relaxed.text
+    assert relaxed.json()["reevaluated"] == 1 and relaxed.json()["changed"] == 1
+    got = lesson(api, a, chain["lesson"])
+    assert got["corroboration"] == "corroborated"
+    # Strict, needing 2 again: recall hides the lesson at once.
+    post(api, a, "/recall", {"query": "refund window"}, status=200)["results"][0]  # recalled now
+    strict = api.put("/curation/corroboration-policy", headers=curator.headers,
+                     json={"strict": True})  # fmt: skip
+    assert strict.json()["policy"]["strict"] is True
+    assert strict.json()["policy"]["min_independent_sources"] == 2  # left out: the default
+    assert lesson(api, a, chain["lesson"])["corroboration"] == "single-source"
+    assert post(api, a, "/recall", {"query": "refund window"}, status=200)["results"] == []
+    with tenant_context(a.agent.tenant_id):
+        from curation.models import CuratorAction
+
+        triggers = list(
+            CorroborationAudit.objects.filter(lesson_id=chain["lesson"], trigger="policy")
+            .order_by("id").values_list("status", flat=True)
+        )  # fmt: skip
+        actions = list(CuratorAction.objects.order_by("id").values_list("actor", "reason"))
+    assert triggers == ["corroborated", "single-source"]
+    assert actions == [("agent:cora", "one good source is enough"), ("agent:cora", "")]

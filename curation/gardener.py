@@ -1,0 +1,500 @@
+"""The gardener: memory forgets on purpose, by rules a person can read
+(DESIGN §2.3, §4).
+
+Each step is a service over one tenant, bounded per run
+(``TRIBUTARY_GARDENER_BATCH``), idempotent (running it twice in a row does
+what running it once does), and recorded as a ``GardenerRun``:
+
+* ``decay`` — a lesson not recalled or reinforced for
+  ``TRIBUTARY_DECAY_GRACE_DAYS`` loses confidence by its kind's half-life,
+  in whole days (so a second run the same day changes nothing); a decayed
+  lesson under its kind's ``retire_below`` is *withered* and evicted.
+* ``expire`` — a lesson past ``expires_at``, or older than its kind's TTL, is
+  evicted.
+* ``ceilings`` — a kind over its ceiling evicts its least recently useful
+  lessons: the oldest last use (recall or reinforcement; never used: its
+  activation), then the fewest uses. Not the oldest lessons.
+* ``merge`` — near-duplicates (cosine distance under
+  ``TRIBUTARY_MERGE_DISTANCE``) are merged only on the tenant judge's
+  *duplicate* verdict; a judge that fails merges nothing. The newer lesson
+  is retired into the older (a pinned one always stays), its supporting
+  beliefs now support the survivor.
+* ``purge_journal`` — journal lines past ``TRIBUTARY_JOURNAL_RETENTION_DAYS``
+  (and gardener runs past 30 days) are deleted.
+* ``requeue`` — learn requests stuck in ``pending`` are enqueued again.
+
+Eviction does what the kind's policy says: ``retire`` (status change,
+history and time travel keep it) or ``erase`` (content and embedding
+gone). Every eviction writes one forgetting-journal line, never with
+content or lesson id. Pinned lessons are never decayed, expired, evicted or
+merged away; a lesson an open dispute is about waits for its curator.
+
+Tenants are walked through the one cross-tenant mechanism; each tenant's
+work runs in its own tenant-scoped transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from accounts.models import Tenant
+from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
+from curation.models import (
+    Dispute,
+    DisputeStatus,
+    EventKind,
+    Eviction,
+    GardenerRun,
+    JournalLine,
+)
+from curation.policies import EffectivePolicy, kind_policies
+from curation.services import event_record
+from memory.models import Lesson, LessonStatus
+
+log = logging.getLogger(__name__)
+
+STEPS = ("decay", "expire", "ceilings", "merge", "purge_journal", "requeue")
+RUN_RETENTION = timedelta(days=30)
+
+
+@dataclass
+class StepResult:
+    tenant: str
+    step: str
+    counts: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+# --- shared ---------------------------------------------------------------
+
+
+def _evictable(tenant_id: uuid.UUID) -> QuerySet[Lesson]:
+    """Active, unpinned lessons no open dispute is about."""
+    disputed = Dispute.objects.filter(status=DisputeStatus.OPEN).values("target_id")
+    return Lesson.objects.filter(
+        tenant_id=tenant_id, status=LessonStatus.ACTIVE, pinned=False
+    ).exclude(id__in=disputed)
+
+
+def _recalls(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    from memory.models import LessonRecallStats
+
+    return dict(
+        LessonRecallStats.objects.filter(lesson_id__in=list(lesson_ids)).values_list(
+            "lesson_id", "recall_count"
+        )
+    )
+
+
+def _evict(
+    lessons: Sequence[Lesson], *, rule: str, policies: dict[str, EffectivePolicy], now: datetime
+) -> int:
+    """Take each lesson out of use the way its kind's policy says and write
+    its journal line. Precondition: inside the tenant's apply transaction."""
+    from memory.services.lessons import take_out_of_use
+
+    recalls = _recalls([lesson.id for lesson in lessons])
+    lines = []
+    for lesson in lessons:
+        action = policies[lesson.kind].eviction
+        erase = action == Eviction.ERASE
+        take_out_of_use(
+            tenant_id=lesson.tenant_id, agent_id=None, lesson=lesson,
+            status=LessonStatus.ERASED if erase else LessonStatus.RETIRED,
+            event=EventKind.FORGOTTEN if erase else EventKind.RETIRED,
+            event_data={"by": "gardener", "rule": rule},
+            **({} if erase else {"retired_reason": f"gardener: {rule}"}),
+        )  # fmt: skip
+        lines.append(
+            JournalLine(
+                tenant_id=lesson.tenant_id, kind=lesson.kind, rule=rule, action=action,
+                age_seconds=int((now - lesson.created_at).total_seconds()),
+                times_recalled=recalls.get(lesson.id, 0),
+                times_reinforced=lesson.reinforcement_count, created_at=now,
+            )
+        )  # fmt: skip
+    JournalLine.objects.bulk_create(lines)
+    return len(lines)
+
+
+# --- the steps (each: tenant id, its policies, now → counts) ---------------
+
+_DECAY_SQL = """
+WITH due AS (
+    SELECT l.id,
+           greatest(l.decayed_at,
+                    greatest(l.last_useful_at, s.last_recalled_at, l.activated_at)
+                    + %(grace)s * interval '1 day') AS since
+    FROM memory_lesson l
+    LEFT JOIN memory_lessonrecallstats s ON s.lesson_id = l.id
+    WHERE l.tenant_id = %(tenant)s AND l.kind = %(kind)s AND l.status = 'active'
+      AND NOT l.pinned
+), steps AS (
+    SELECT id, since, floor(extract(epoch FROM %(now)s - since) / 86400)::int AS days
+    FROM due WHERE since <= %(now)s - interval '1 day'
+    ORDER BY since LIMIT %(limit)s
+)
+UPDATE memory_lesson l
+SET confidence = l.confidence * power(0.5, steps.days / %(half_life)s),
+    decayed_at = steps.since + steps.days * interval '1 day'
+FROM steps WHERE l.id = steps.id AND l.tenant_id = %(tenant)s
+"""
+
+
+def _decay(tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: datetime) -> dict:
+    batch = settings.TRIBUTARY_GARDENER_BATCH
+    decayed = withered = 0
+    for kind, policy in policies.items():
+        if policy.half_life_days is None:
+            continue
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _DECAY_SQL,
+                {"tenant": tenant_id, "kind": kind, "now": now, "limit": batch,
+                 "grace": settings.TRIBUTARY_DECAY_GRACE_DAYS,
+                 "half_life": policy.half_life_days},
+            )  # fmt: skip
+            decayed += cursor.rowcount
+        # Only decay withers: a lesson learned with low confidence is not.
+        dying = list(
+            _evictable(tenant_id)
+            .filter(kind=kind, decayed_at__isnull=False, confidence__lt=policy.retire_below)
+            .order_by("confidence", "id")[:batch]
+        )
+        withered += _evict(dying, rule="withered", policies=policies, now=now)
+    return {"decayed": decayed, "withered": withered}
+
+
+def _expire(tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: datetime) -> dict:
+    due = Q(expires_at__lte=now)
+    for kind, policy in policies.items():
+        if policy.ttl_seconds:
+            due |= Q(kind=kind, activated_at__lte=now - timedelta(seconds=policy.ttl_seconds))
+    lessons = list(
+        _evictable(tenant_id)
+        .filter(due)
+        .order_by("activated_at", "id")[: settings.TRIBUTARY_GARDENER_BATCH]
+    )
+    return {"expired": _evict(lessons, rule="expired", policies=policies, now=now)}
+
+
+def least_recently_useful(tenant_id: uuid.UUID, kind: str) -> QuerySet[Lesson]:
+    """The kind's evictable lessons, least recently useful first: the oldest
+    last use (a recall or a reinforcement; never used: since it became
+    active), then the fewest uses, then the oldest."""
+    return (
+        _evictable(tenant_id)
+        .filter(kind=kind)
+        .annotate(
+            used_at=Greatest("last_useful_at", "recall_stats__last_recalled_at", "activated_at"),
+            uses=F("reinforcement_count") + Coalesce("recall_stats__recall_count", Value(0)),
+        )
+        .order_by("used_at", "uses", "created_at", "id")
+    )
+
+
+def _ceilings(tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: datetime) -> dict:
+    evicted = 0
+    budget = settings.TRIBUTARY_GARDENER_BATCH
+    for kind, policy in policies.items():
+        if policy.ceiling is None or budget <= 0:
+            continue
+        active = Lesson.objects.filter(
+            tenant_id=tenant_id, kind=kind, status=LessonStatus.ACTIVE
+        ).count()
+        excess = min(active - policy.ceiling, budget)
+        if excess <= 0:
+            continue
+        victims = list(least_recently_useful(tenant_id, kind)[:excess])
+        evicted += _evict(victims, rule="ceiling", policies=policies, now=now)
+        budget -= len(victims)
+    return {"evicted": evicted}
+
+
+def _purge_journal(
+    tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: datetime
+) -> dict:
+    cutoff = now - timedelta(days=settings.TRIBUTARY_JOURNAL_RETENTION_DAYS)
+    purged, _ = JournalLine.objects.filter(tenant_id=tenant_id, created_at__lt=cutoff).delete()
+    runs, _ = GardenerRun.objects.filter(
+        tenant_id=tenant_id, started_at__lt=now - RUN_RETENTION
+    ).delete()
+    return {"journal_purged": purged, "runs_purged": runs}
+
+
+# --- merge: read, judge outside any transaction, then apply ----------------
+
+_NEAREST_SQL = """
+SELECT a.id, near.id, near.distance
+FROM memory_lesson a CROSS JOIN LATERAL (
+    SELECT b.id, a.embedding <=> b.embedding AS distance
+    FROM memory_lesson b
+    WHERE b.tenant_id = a.tenant_id AND b.kind = a.kind AND b.status = 'active'
+      AND b.id <> a.id AND b.embedding IS NOT NULL
+    ORDER BY (a.embedding <=> b.embedding) + 0
+    LIMIT 1
+) AS near
+WHERE a.tenant_id = %(tenant)s AND a.id = ANY(%(ids)s) AND near.distance < %(distance)s
+"""
+
+
+def _merge_pairs(
+    tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy]
+) -> tuple[list[tuple[Lesson, Lesson, float]], datetime | None]:
+    """Pairs (survivor, merged, distance) to ask the judge about, among the
+    lessons activated since the last merge run's cursor (oldest first,
+    bounded), and the new cursor."""
+    kinds = [k for k, p in policies.items() if p.merge_duplicates]
+    last = (
+        GardenerRun.objects.filter(tenant_id=tenant_id, task="merge", error="")
+        .order_by("-started_at")
+        .values_list("counts", flat=True)
+        .first()
+    )
+    cursor_at = datetime.fromisoformat(last["cursor"]) if last and last.get("cursor") else None
+    fresh = Lesson.objects.filter(
+        tenant_id=tenant_id, kind__in=kinds, status=LessonStatus.ACTIVE, embedding__isnull=False
+    )
+    if cursor_at is not None:
+        fresh = fresh.filter(activated_at__gt=cursor_at)
+    rows = list(
+        fresh.order_by("activated_at", "id").values_list("id", "activated_at")[
+            : settings.TRIBUTARY_GARDENER_BATCH
+        ]
+    )
+    if not rows:
+        return [], cursor_at
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NEAREST_SQL,
+            {"tenant": tenant_id, "ids": [r[0] for r in rows],
+             "distance": settings.TRIBUTARY_MERGE_DISTANCE},
+        )  # fmt: skip
+        near = cursor.fetchall()
+    lessons = Lesson.objects.in_bulk({i for a, b, _ in near for i in (a, b)})
+    pairs, seen = [], set()
+    for a_id, b_id, distance in near:
+        key = frozenset((a_id, b_id))
+        if key in seen:
+            continue
+        seen.add(key)
+        a, b = lessons[a_id], lessons[b_id]
+        if a.pinned and b.pinned:
+            continue
+        # The survivor: a pinned lesson, else the one active first.
+        survivor, merged = (
+            (a, b) if a.pinned or (not b.pinned and (a.activated_at, a.id) < (b.activated_at, b.id))
+            else (b, a)
+        )  # fmt: skip
+        pairs.append((survivor, merged, float(distance)))
+    return pairs, rows[-1][1]  # ordered by activation
+
+
+def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
+    """The merge step: its own transactions (the judge runs between them)."""
+    from memory.judge import Candidate, Relation, judge_for
+    from memory.judge.calls import collect_calls, model_calls_save
+    from memory.judge.llm import JudgeUnavailable
+
+    started = timezone.now()
+    with tenant_context(tenant_id):
+        policies = kind_policies(tenant_id)
+        pairs, cursor_at = _merge_pairs(tenant_id, policies)
+        config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True).first()
+    judge = judge_for(config or {})
+    confirmed: list[tuple[Lesson, Lesson, str]] = []
+    unavailable = 0
+    with collect_calls() as calls:
+        for survivor, merged, distance in pairs:
+            try:
+                verdict = judge.classify(
+                    content=merged.content, situation=merged.situation,
+                    candidates=[Candidate(id=survivor.id, content=survivor.content,
+                                          situation=survivor.situation,
+                                          similarity=1.0 - distance)],
+                )  # fmt: skip
+            except JudgeUnavailable as exc:
+                log.warning("gardener merge: judge failed for %s: %s", merged.id, exc)
+                unavailable += 1
+                continue
+            if verdict.relation is Relation.DUPLICATE and verdict.target_id == survivor.id:
+                confirmed.append((survivor, merged, verdict.judge))
+
+    def operation() -> dict:
+        now = timezone.now()
+        merged_count = sum(
+            _merge_one(tenant_id, survivor, merged, judge_name, policies, now)
+            for survivor, merged, judge_name in confirmed
+        )
+        model_calls_save(tenant_id=tenant_id, calls=[(None, c) for c in calls], created_at=now)
+        counts = {
+            "pairs_judged": len(pairs), "merged": merged_count, "judge_failed": unavailable,
+            "cursor": cursor_at.isoformat() if cursor_at else None,
+        }  # fmt: skip
+        GardenerRun.objects.create(
+            tenant_id=tenant_id, task="merge", trigger=trigger, counts=counts,
+            started_at=started, finished_at=timezone.now(),
+        )  # fmt: skip
+        return counts
+
+    return run_apply_transaction(tenant_id, operation)
+
+
+def _merge_one(
+    tenant_id: uuid.UUID,
+    survivor: Lesson,
+    merged: Lesson,
+    judge_name: str,
+    policies: dict[str, EffectivePolicy],
+    now: datetime,
+) -> int:
+    """Retire ``merged`` into ``survivor`` if both are still as the judge
+    saw them; its supporting beliefs now support the survivor."""
+    from memory.services.lessons import take_out_of_use
+    from provenance.models import Edge, EdgeKind
+    from provenance.services import lessons_evaluate
+
+    current = Lesson.objects.in_bulk([survivor.id, merged.id])
+    if any(
+        current.get(x.id) is None
+        or current[x.id].status != LessonStatus.ACTIVE
+        or current[x.id].content != x.content
+        for x in (survivor, merged)
+    ) or (current[merged.id].pinned):
+        return 0
+    merged = current[merged.id]
+    supports = set(
+        Edge.objects.filter(to_lesson_id=survivor.id, kind=EdgeKind.SUPPORTS).values_list(
+            "belief_id", flat=True
+        )
+    )
+    Edge.objects.bulk_create(
+        [
+            Edge(tenant_id=tenant_id, kind=EdgeKind.SUPPORTS, belief_id=b, to_lesson_id=survivor.id)
+            for b in Edge.objects.filter(
+                to_lesson_id=merged.id, kind=EdgeKind.SUPPORTS
+            ).values_list("belief_id", flat=True)
+            if b not in supports
+        ]
+    )
+    Lesson.objects.filter(id=survivor.id).update(
+        reinforcement_count=F("reinforcement_count") + merged.reinforcement_count + 1,
+        last_useful_at=Greatest(
+            Coalesce("last_useful_at", Value(now)), Value(merged.last_useful_at or now)
+        ),
+    )
+    take_out_of_use(
+        tenant_id=tenant_id, agent_id=None, lesson=merged, status=LessonStatus.RETIRED,
+        event=EventKind.RETIRED, event_data={"by": "gardener", "rule": "merged",
+                                             "into": str(survivor.id), "judge": judge_name},
+        retired_reason=f"gardener: merged into {survivor.id}",
+    )  # fmt: skip
+    event_record(
+        tenant_id=tenant_id, kind=EventKind.REINFORCED, lesson_id=survivor.id,
+        via="merge", merged=str(merged.id),
+    )  # fmt: skip
+    JournalLine.objects.create(
+        tenant_id=tenant_id, kind=merged.kind, rule="merged", action=Eviction.RETIRE,
+        age_seconds=int((now - merged.created_at).total_seconds()),
+        times_recalled=_recalls([merged.id]).get(merged.id, 0),
+        times_reinforced=merged.reinforcement_count, created_at=now,
+    )  # fmt: skip
+    lessons_evaluate(tenant_id=tenant_id, lesson_ids=[survivor.id], trigger="merge")
+    return 1
+
+
+def _requeue(tenant_id: uuid.UUID, trigger: str) -> dict:
+    from memory.services.learn import requeue_stale_learn_requests
+
+    started = timezone.now()
+    count = requeue_stale_learn_requests(tenant_id=tenant_id)
+    counts = {"requeued": count}
+    with tenant_context(tenant_id):
+        GardenerRun.objects.create(
+            tenant_id=tenant_id, task="requeue", trigger=trigger, counts=counts,
+            started_at=started, finished_at=timezone.now(),
+        )  # fmt: skip
+    return counts
+
+
+_LESSON_STEPS: dict[str, Callable[[uuid.UUID, dict[str, EffectivePolicy], datetime], dict]] = {
+    "decay": _decay,
+    "expire": _expire,
+    "ceilings": _ceilings,
+    "purge_journal": _purge_journal,
+}
+
+
+def garden_tenant(tenant_id: uuid.UUID, step: str, *, trigger: str = "beat") -> dict:
+    """Run one step for one tenant, recorded as a ``GardenerRun`` in the
+    same transaction as its work."""
+    if step == "merge":
+        return _merge(tenant_id, trigger)
+    if step == "requeue":
+        return _requeue(tenant_id, trigger)
+    work = _LESSON_STEPS[step]
+
+    def operation() -> dict:
+        started = timezone.now()
+        counts = work(tenant_id, kind_policies(tenant_id), started)
+        GardenerRun.objects.create(
+            tenant_id=tenant_id, task=step, trigger=trigger, counts=counts,
+            started_at=started, finished_at=timezone.now(),
+        )  # fmt: skip
+        return counts
+
+    return run_apply_transaction(tenant_id, operation)
+
+
+def garden(
+    *, steps: Sequence[str] = STEPS, tenant_slug: str | None = None, trigger: str = "beat"
+) -> list[StepResult]:
+    """Run ``steps`` for every tenant (or one), tenant by tenant. A step
+    that fails for one tenant is recorded and logged; the others go on."""
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown:
+        raise ValueError(f"unknown gardener step(s): {', '.join(unknown)}")
+    with cross_tenant(reason="gardener: tenant walk"):
+        tenants = Tenant.objects.order_by("slug")
+        if tenant_slug is not None:
+            tenants = tenants.filter(slug=tenant_slug)
+        walk = list(tenants.values_list("id", "slug"))
+    if tenant_slug is not None and not walk:
+        raise LookupError(f"no tenant {tenant_slug!r}")
+    results = []
+    for tenant_id, slug in walk:
+        for step in steps:
+            began = time.perf_counter()
+            try:
+                counts = garden_tenant(tenant_id, step, trigger=trigger)
+                results.append(StepResult(slug, step, counts))
+            except Exception as exc:  # one tenant's failure must not stop the others
+                log.exception("gardener %s failed for tenant %s", step, slug)
+                _record_failure(tenant_id, step, trigger, exc)
+                results.append(StepResult(slug, step, error=f"{type(exc).__name__}: {exc}"))
+            log.debug("gardener %s %s in %.0f ms", step, slug, (time.perf_counter() - began) * 1e3)
+    return results
+
+
+def _record_failure(tenant_id: uuid.UUID, step: str, trigger: str, exc: Exception) -> None:
+    now = timezone.now()
+    try:
+        with tenant_context(tenant_id):
+            GardenerRun.objects.create(
+                tenant_id=tenant_id, task=step, trigger=trigger, started_at=now, finished_at=now,
+                error=f"{type(exc).__name__}: {exc}"[:2000],
+            )  # fmt: skip
+    except Exception:  # the database itself may be what failed
+        log.exception("could not record the gardener failure")

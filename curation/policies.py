@@ -1,0 +1,125 @@
+"""Per-tenant policies a curator sets: how each kind forgets (kind
+policies, read by the gardener and the learn worker) and what corroboration
+takes (read by provenance). Each change is audited; a corroboration change
+re-evaluates the tenant's lessons at once."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from accounts.models import Tenant
+from config.errors import NotFound
+from curation.models import Eviction, KindPolicy
+from curation.services import curator_action_record
+from memory.models import Kind
+
+POLICY_FIELDS = (
+    "ceiling", "ttl_seconds", "half_life_days", "retire_below", "eviction", "merge_duplicates",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EffectivePolicy:
+    kind: str
+    ceiling: int | None
+    ttl_seconds: int | None
+    half_life_days: float | None
+    retire_below: float
+    eviction: str
+    merge_duplicates: bool
+    source: str  # default | tenant
+    updated_by: str = ""
+    updated_at: datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["updated_at"] = self.updated_at.isoformat() if self.updated_at else None
+        return out
+
+
+def _default(kind: str) -> dict[str, Any]:
+    return dict(settings.TRIBUTARY_KIND_POLICIES[kind])
+
+
+def kind_policies(tenant_id: uuid.UUID) -> dict[str, EffectivePolicy]:
+    """Every kind's effective policy for the tenant: its own row where a
+    curator set one, else the settings' default. Precondition: inside the
+    tenant's context."""
+    rows = {p.kind: p for p in KindPolicy.objects.filter(tenant_id=tenant_id)}
+    policies = {}
+    for kind in Kind.values:
+        row = rows.get(kind)
+        if row is None:
+            policies[kind] = EffectivePolicy(kind=kind, source="default", **_default(kind))
+        else:
+            fields = {name: getattr(row, name) for name in POLICY_FIELDS}
+            policies[kind] = EffectivePolicy(
+                kind=kind, source="tenant", updated_by=row.updated_by,
+                updated_at=row.updated_at, **fields,
+            )  # fmt: skip
+    return policies
+
+
+def kind_policy_set(
+    *, tenant_id: uuid.UUID, kind: str, actor: str, reason: str = "", **fields: Any
+) -> EffectivePolicy:
+    """Replace the tenant's policy for ``kind``: fields left out take the
+    default. Precondition: inside the tenant's context; fields validated."""
+    if kind not in Kind.values:
+        raise NotFound(f"no kind {kind!r}; kinds are {', '.join(Kind.values)}", code="unknown_kind")
+    values = {**_default(kind), **{k: v for k, v in fields.items() if k in POLICY_FIELDS}}
+    if values["eviction"] not in Eviction.values:
+        raise ValueError(f"eviction must be one of {Eviction.values}")
+    KindPolicy.objects.update_or_create(
+        tenant_id=tenant_id, kind=kind,
+        defaults={**values, "updated_by": actor, "updated_at": timezone.now()},
+    )  # fmt: skip
+    curator_action_record(
+        tenant_id=tenant_id, actor=actor, action="set_kind_policy", target_type="kind_policy",
+        target_id=kind, reason=reason, policy=values,
+    )  # fmt: skip
+    return kind_policies(tenant_id)[kind]
+
+
+def corroboration_policy_set(
+    *, tenant_id: uuid.UUID, actor: str, reason: str = "", **fields: Any
+) -> dict[str, Any]:
+    """Replace the tenant's corroboration policy (fields left out take the
+    settings' defaults) and re-evaluate every lesson that is not erased, in
+    this transaction: a policy change shows in every lesson's status and in
+    recall at once, each evaluation audited with trigger ``policy``.
+    Returns the policy and how many lessons changed status.
+    Precondition: inside the tenant's context; fields validated."""
+    from memory.models import Lesson, LessonStatus
+    from provenance.selectors import corroboration_policy
+    from provenance.services import lessons_evaluate
+
+    overrides = {
+        k: v for k, v in fields.items()
+        if k in ("min_independent_sources", "min_confidence", "contradiction_confidence", "strict")
+    }  # fmt: skip
+    Tenant.objects.filter(id=tenant_id).update(corroboration_policy=overrides)
+    lesson_ids = list(
+        Lesson.objects.filter(tenant_id=tenant_id)
+        .exclude(status__in=[LessonStatus.ERASED, LessonStatus.QUARANTINED])
+        .values_list("id", flat=True)
+    )
+    changed = 0
+    for start in range(0, len(lesson_ids), 2000):
+        changes = lessons_evaluate(
+            tenant_id=tenant_id, lesson_ids=lesson_ids[start : start + 2000], trigger="policy"
+        )
+        changed += sum(1 for before, after in changes.values() if before != after)
+    policy = corroboration_policy(tenant_id)
+    curator_action_record(
+        tenant_id=tenant_id, actor=actor, action="set_corroboration_policy",
+        target_type="corroboration_policy", reason=reason, policy=policy,
+        reevaluated=len(lesson_ids), changed=changed,
+    )  # fmt: skip
+    return {"policy": policy, "reevaluated": len(lesson_ids), "changed": changed}
