@@ -8,7 +8,7 @@ PIP    := $(BIN)/python -m pip
 # CUDA build) and Django to 5.2 LTS.
 PIPFLAGS := --disable-pip-version-check --quiet --constraint constraints.txt
 
-.PHONY: install install-dev run test lint typecheck pytest clean
+.PHONY: install install-dev run test lint typecheck pytest browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,21 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy .
 
-pytest: install-dev
+pytest: install-dev browser
 	$(BIN)/python -m pytest
+
+# The dashboard's browser tests drive Debian's chromium (Playwright's own
+# browser download cannot work offline). Installed here when missing and
+# possible; otherwise those tests are skipped, loudly.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ -f /etc/debian_version ] && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing chromium for the dashboard's browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "*** chromium is missing and cannot be installed here (not Debian, or not root):"; \
+	    echo "*** the dashboard's browser tests will be SKIPPED ***"; \
+	  fi; }
 
 test: lint typecheck pytest
 

@@ -17,7 +17,6 @@ request's transaction (``join_apply_transactions``), as the agent
 
 from __future__ import annotations
 
-import uuid
 from functools import wraps
 from typing import Any
 
@@ -25,45 +24,8 @@ from django.contrib.admin import AdminSite
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, URLResolver, path, reverse
 
+from accounts.staff import SESSION_TENANT, curated_tenant, staff_tenants
 from accounts.tenancy import cross_tenant, join_apply_transactions, tenant_context
-
-SESSION_TENANT = "tributary_tenant"
-
-
-def staff_tenants(request: HttpRequest) -> list[tuple[uuid.UUID, str]]:
-    """(id, slug) of the tenants the request's staff user curates, by slug;
-    read once per request (before any tenant scope is opened)."""
-    from accounts.models import StaffMembership
-
-    cached = getattr(request, "_tributary_tenants", None)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    user = request.user
-    tenants: list[tuple[uuid.UUID, str]] = []
-    if user.is_active and user.is_staff and not user.is_superuser:
-        with cross_tenant(reason=f"staff memberships of {user.get_username()}"):
-            tenants = list(
-                StaffMembership.objects.filter(user_id=user.pk)
-                .order_by("tenant__slug")
-                .values_list("tenant_id", "tenant__slug")
-            )
-    request._tributary_tenants = tenants  # type: ignore[attr-defined]
-    return tenants
-
-
-def curated_tenant(request: HttpRequest) -> tuple[uuid.UUID, str] | None:
-    """The tenant a staff user is curating now (None for a superuser, who
-    sees all, and for a user who curates nothing)."""
-    if hasattr(request, "_tributary_tenant"):
-        cached: tuple[uuid.UUID, str] | None = request._tributary_tenant
-        return cached
-    chosen = None
-    if not request.user.is_superuser:
-        tenants = staff_tenants(request)
-        wanted = request.session.get(SESSION_TENANT)
-        chosen = next((t for t in tenants if t[1] == wanted), tenants[0] if tenants else None)
-    request._tributary_tenant = chosen  # type: ignore[attr-defined]
-    return chosen
 
 
 class TributaryAdminSite(AdminSite):

@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "memory",
     "provenance",
     "curation",
+    "dashboard",
 ]
 
 MIDDLEWARE = [

@@ -29,6 +29,7 @@ urlpatterns = [
         name="api-docs",
     ),
     path("admin/", admin.site.urls),
+    path("dashboard/", include("dashboard.urls")),
 ]
 
 handler404 = "config.views.not_found"

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from accounts.principal import AgentPrincipal
-from config.admin_site import curated_tenant
+from accounts.staff import curated_tenant
 from curation.admin_base import CuratorAdmin, acting_principal, is_curator
 from curation.disputes import dispute_resolve
 from curation.models import (

@@ -17,7 +17,7 @@ from django.http import HttpRequest
 
 from accounts.models import Role, Tenant
 from accounts.principal import AgentPrincipal
-from config.admin_site import curated_tenant
+from accounts.staff import curated_tenant
 from config.errors import ApplicationError
 from curation.services import curator_action_record
 

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from accounts.principal import AgentPrincipal
-from config.admin_site import curated_tenant
+from accounts.staff import curated_tenant
 from curation.admin_base import CuratorAdmin
 from memory.models import EvalRun, LearnRequest, Lesson, ModelCall
 from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire

@@ -213,35 +213,38 @@ class LessonLineageApi(APIView):
 
     @extend_schema(responses=dict, operation_id="lesson_lineage")
     def get(self, request: Request, lesson_id: uuid.UUID) -> Response:
-        from memory.api import lessons_out
-        from memory.selectors import lesson_get
+        return Response(lesson_lineage(lesson_id))
 
-        lesson = lesson_get(lesson_id=lesson_id)
-        with connection.cursor() as cursor:
-            cursor.execute(_LINEAGE_SQL, {"lesson": lesson.id, "limit": LINEAGE_MAX_NODES * 4})
-            rows = cursor.fetchall()
-        derived_lessons = {r[4] for r in rows if r[1] == "derived_from" and r[4]}
-        edges, beliefs, observations, lessons = [], set(), set(), {lesson.id}
-        for belief_id, kind, to_observation, to_belief, to_lesson in rows:
-            if kind != "derived_from" and to_lesson not in derived_lessons | {lesson.id}:
-                continue  # the belief's support for some unrelated lesson
-            target = to_observation or to_belief or to_lesson
-            edges.append({"from": str(belief_id), "to": str(target), "kind": kind})
-            beliefs.add(belief_id)
-            if to_observation:
-                observations.add(to_observation)
-            if to_belief:
-                beliefs.add(to_belief)
-            if to_lesson:
-                lessons.add(to_lesson)
-        nodes = [
-            {**out, "type": "lesson"}
-            for out in lessons_out(
-                list(Lesson.objects.select_related("author").filter(id__in=lessons))
-            )
-        ]
-        nodes += [
-            belief_out(b) for b in Belief.objects.select_related("agent").filter(id__in=beliefs)
-        ]
-        nodes += [observation_out(o) for o in Observation.objects.filter(id__in=observations)]
-        return Response({"lesson": str(lesson.id), "nodes": nodes, "edges": edges})
+
+def lesson_lineage(lesson_id: uuid.UUID, *, curator: bool = False) -> dict[str, Any]:
+    """The lineage of a lesson of the caller's tenant (the API's and the
+    dashboard's; a quarantined lesson's for curators only). Precondition:
+    inside the tenant's context."""
+    from memory.api import lessons_out
+    from memory.selectors import lesson_get
+
+    lesson = lesson_get(lesson_id=lesson_id, curator=curator)
+    with connection.cursor() as cursor:
+        cursor.execute(_LINEAGE_SQL, {"lesson": lesson.id, "limit": LINEAGE_MAX_NODES * 4})
+        rows = cursor.fetchall()
+    derived_lessons = {r[4] for r in rows if r[1] == "derived_from" and r[4]}
+    edges, beliefs, observations, lessons = [], set(), set(), {lesson.id}
+    for belief_id, kind, to_observation, to_belief, to_lesson in rows:
+        if kind != "derived_from" and to_lesson not in derived_lessons | {lesson.id}:
+            continue  # the belief's support for some unrelated lesson
+        target = to_observation or to_belief or to_lesson
+        edges.append({"from": str(belief_id), "to": str(target), "kind": kind})
+        beliefs.add(belief_id)
+        if to_observation:
+            observations.add(to_observation)
+        if to_belief:
+            beliefs.add(to_belief)
+        if to_lesson:
+            lessons.add(to_lesson)
+    nodes = [
+        {**out, "type": "lesson"}
+        for out in lessons_out(list(Lesson.objects.select_related("author").filter(id__in=lessons)))
+    ]
+    nodes += [belief_out(b) for b in Belief.objects.select_related("agent").filter(id__in=beliefs)]
+    nodes += [observation_out(o) for o in Observation.objects.filter(id__in=observations)]
+    return {"lesson": str(lesson.id), "nodes": nodes, "edges": edges}

@@ -158,3 +158,18 @@ def openai_fake(settings) -> Iterator[FakeLLM]:
         settings.TRIBUTARY_JUDGE_TIMEOUT = 1.0
         settings.TRIBUTARY_JUDGE_ATTEMPTS = 3
         yield fake
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """A skipped browser test is a gap in the evidence: say so loudly."""
+    skipped = [
+        r for r in terminalreporter.stats.get("skipped", []) if "NO BROWSER" in str(r.longrepr)
+    ]
+    if skipped:
+        terminalreporter.write_sep(
+            "!", f"{len(skipped)} BROWSER TESTS SKIPPED: NO CHROMIUM", red=True
+        )
+        terminalreporter.write_line(
+            "The dashboard was not tested in a browser. Install Debian's chromium "
+            "(`make test` does, as root) and run again."
+        )

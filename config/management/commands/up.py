@@ -172,8 +172,8 @@ class Command(BaseCommand):
                 if self._healthy(url):
                     announced = True
                     self.stdout.write(
-                        f"Tributary is up: {url}  (API {url}api/v1/, docs {url}api/docs/, "
-                        f"admin {url}admin/). Ctrl-C stops everything."
+                        f"Tributary is up: dashboard {url}dashboard/  (API {url}api/v1/, "
+                        f"docs {url}api/docs/, admin {url}admin/). Ctrl-C stops everything."
                     )
                 elif time.monotonic() > deadline:
                     self.stderr.write(f"web did not answer {url}healthz within 60 s")

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class DashboardConfig(AppConfig):
+    """The curators' HTMX pages at /dashboard/."""
+
+    name = "dashboard"

@@ -1,0 +1,83 @@
+"""Small server-rendered SVG charts (no JavaScript, no CDN): horizontal
+bars for counts, a line for a series. Labels are escaped; the SVG is
+marked safe only after that."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+PALETTE = ("#2f6fb0", "#c2571a", "#2e8b57", "#8a3ab9", "#b8860b", "#607d8b")
+
+
+def _open(title: str, width: int, height: int) -> str:
+    return (
+        f'<svg class="chart" role="img" aria-label="{escape(title)}" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>'
+    )
+
+
+def bar_chart(items: Sequence[tuple[str, float]], *, title: str, width: int = 420) -> SafeString:
+    """One horizontal bar per (label, value), scaled to the largest."""
+    row, label_w = 22, 150
+    height = row * max(len(items), 1) + 30
+    top = max((v for _, v in items), default=0) or 1
+    parts = [
+        _open(title, width, height),
+    ]
+    if not items:
+        parts.append('<text x="0" y="20" class="empty">nothing yet</text>')
+    for i, (label, value) in enumerate(items):
+        y = 20 + i * row
+        bar = (width - label_w - 60) * value / top
+        parts.append(
+            f'<text x="0" y="{y + 12}" class="label">{escape(label)}</text>'
+            f'<rect x="{label_w}" y="{y}" width="{bar:.1f}" height="{row - 6}" '
+            f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(label)}: {value:g}</title></rect>'
+            f'<text x="{label_w + bar + 4:.1f}" y="{y + 12}" class="value">{value:g}</text>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 (every label escaped above)
+
+
+def line_chart(
+    points: Sequence[tuple[str, float]], *, title: str, width: int = 520, height: int = 180
+) -> SafeString:
+    """A line through (x label, y) points, x evenly spaced, y from 0."""
+    left, bottom, top_pad = 40, 30, 15
+    plot_w, plot_h = width - left - 10, height - bottom - top_pad
+    top = max((y for _, y in points), default=0) or 1
+    parts = [
+        _open(title, width, height),
+        f'<line x1="{left}" y1="{top_pad + plot_h}" x2="{left + plot_w}" y2="{top_pad + plot_h}" '
+        'class="axis"/>',
+        f'<text x="0" y="{top_pad + 4}" class="value">{top:g}</text>',
+        f'<text x="0" y="{top_pad + plot_h}" class="value">0</text>',
+    ]
+    if not points:
+        parts.append(f'<text x="{left}" y="{top_pad + 20}" class="empty">nothing yet</text>')
+    step = plot_w / max(len(points) - 1, 1)
+    coords = [
+        (left + i * step, top_pad + plot_h - plot_h * y / top) for i, (_, y) in enumerate(points)
+    ]
+    if len(coords) > 1:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+        parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{PALETTE[0]}" stroke-width="2"/>'
+        )
+    for (x, y), (label, value) in zip(coords, points, strict=True):
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{PALETTE[0]}">'
+            f"<title>{escape(label)}: {value:g}</title></circle>"
+        )
+    if points:
+        for index in sorted({0, len(points) - 1}):
+            parts.append(
+                f'<text x="{coords[index][0]:.1f}" y="{height - 8}" class="label" '
+                f'text-anchor="middle">{escape(points[index][0])}</text>'
+            )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 (every label escaped above)

@@ -1,0 +1,345 @@
+"""The curator's dashboard: thin views over the same services and
+selectors as the API (DESIGN §6), rendered for people, refreshed by HTMX.
+
+Every view is a ``curator_view``: one tenant at a time, in its context."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count, Min, Q, Sum
+from django.db.models.functions import TruncDay
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.http import require_POST
+
+from accounts.models import Agent
+from accounts.staff import SESSION_TENANT, dashboard_tenants
+from config.errors import ApplicationError, NotFound
+from curation.admin_base import acting_principal
+from curation.disputes import dispute_resolve, disputes_list
+from curation.models import Dispute, Event, EventKind, Resolution
+from curation.selectors import journal_summary
+from curation.services import curator_action_record
+from dashboard.access import LOGIN_URL, curator_view
+from dashboard.charts import bar_chart, line_chart
+from dashboard.lineage import lineage_svg
+from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
+from memory.selectors import lesson_get, lesson_history, lesson_recall
+from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire
+from memory.stats import memory_stats
+from provenance.api import lesson_lineage
+from provenance.selectors import ProvenanceSummary, provenance_summaries
+
+PAGE_SIZE = 25
+FEED_SIZE = 50
+DAYS = 14  # the health page's learning series
+CORROBORATION = ("corroborated", "single-source", "contested", "unsupported")
+
+
+def _tenant(request: HttpRequest) -> uuid.UUID:
+    return request.tenant_id  # type: ignore[attr-defined, no-any-return]
+
+
+# --- the live feed ----------------------------------------------------------
+
+
+def _feed_context(request: HttpRequest) -> dict[str, Any]:
+    events = list(
+        Event.objects.select_related("lesson", "agent").order_by("-created_at", "-id")[:FEED_SIZE]
+    )
+    counts = LearnRequest.objects.aggregate(
+        retries=Sum("serialization_failures"), revalidations=Sum("revalidations")
+    )
+    return {
+        "events": events,
+        "conflicts": Event.objects.filter(
+            kind__in=[EventKind.SUPERSEDED, EventKind.DISPUTED]
+        ).count(),
+        "serialization_retries": counts["retries"] or 0,
+        "revalidations": counts["revalidations"] or 0,
+        "open_disputes": Dispute.objects.filter(status="open").count(),
+    }
+
+
+@curator_view
+def feed(request: HttpRequest) -> HttpResponse:
+    template = "dashboard/_feed.html" if request.htmx else "dashboard/feed.html"  # type: ignore[attr-defined]
+    return render(request, template, _feed_context(request))
+
+
+# --- the lesson browser and time travel --------------------------------------
+
+
+def _as_of(raw: str | None) -> datetime | None:
+    if not raw:
+        return None
+    parsed = parse_datetime(raw)
+    if parsed is None:
+        raise ApplicationError("as_of must be a date and time", code="invalid_as_of")
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _browse(request: HttpRequest) -> dict[str, Any]:
+    params = request.GET
+    query = params.get("q", "").strip()[:500]
+    kind, status = params.get("kind", ""), params.get("status", "")
+    corroboration, author = params.get("corroboration", ""), params.get("author", "")
+    try:
+        as_of = _as_of(params.get("as_of"))
+    except ApplicationError as exc:
+        as_of, error = None, exc.message
+    else:
+        error = ""
+    lessons = Lesson.objects.select_related("author").exclude(status=LessonStatus.ERASED)
+    if as_of is not None:  # what the tribe believed then: the validity intervals
+        lessons = lessons.filter(activated_at__lte=as_of).filter(
+            Q(deactivated_at__isnull=True) | Q(deactivated_at__gt=as_of)
+        )
+    elif status:
+        lessons = lessons.filter(status=status)
+    if kind:
+        lessons = lessons.filter(kind=kind)
+    if corroboration:
+        lessons = lessons.filter(corroboration=corroboration)
+    if author:
+        lessons = lessons.filter(author__name=author)
+    scores: dict[uuid.UUID, float] = {}
+    if query:
+        # Semantic + full-text (the API's hybrid recall) over what recall
+        # sees; the filters then narrow it. Other statuses: a text match.
+        if status in ("", LessonStatus.ACTIVE) or as_of is not None:
+            hits = lesson_recall(
+                tenant_id=_tenant(request), query=query, k=50, kinds=[kind] if kind else None,
+                as_of=as_of,
+            )  # fmt: skip
+            scores = {hit.lesson.id: hit.score for hit in hits}
+            lessons = lessons.filter(id__in=list(scores))
+        else:
+            lessons = lessons.filter(Q(content__icontains=query) | Q(situation__icontains=query))
+    rows = list(lessons.order_by("-activated_at", "-created_at")[:1000])
+    if scores:
+        rows.sort(key=lambda lesson: -scores.get(lesson.id, 0.0))
+    page = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
+    ids = [lesson.id for lesson in page]
+    summaries = provenance_summaries(ids)
+    recalls = LessonRecallStats.objects.in_bulk(ids)
+    first = Lesson.objects.aggregate(first=Min("activated_at"))["first"]
+    now = timezone.now()
+    return {
+        "page": page,
+        "rows": [
+            {
+                "lesson": lesson,
+                "summary": summaries.get(lesson.id, ProvenanceSummary()),
+                "recalls": recalls[lesson.id].recall_count if lesson.id in recalls else 0,
+                "score": scores.get(lesson.id),
+                "status_then": "active" if as_of is not None else lesson.status,
+            }
+            for lesson in page
+        ],
+        "q": query, "kind": kind, "status": status, "corroboration": corroboration,
+        "author": author, "as_of": as_of, "error": error,
+        "kinds": Kind.values, "statuses": LessonStatus.values, "corroborations": CORROBORATION,
+        "authors": list(Agent.objects.order_by("name").values_list("name", flat=True)),
+        "slider_min": int((first or now).timestamp()) - 60,
+        "slider_max": int(now.timestamp()),
+        "slider_value": int((as_of or now).timestamp()),
+    }  # fmt: skip
+
+
+@curator_view
+def lessons(request: HttpRequest) -> HttpResponse:
+    context = _browse(request)
+    template = "dashboard/_lessons.html" if request.htmx else "dashboard/lessons.html"  # type: ignore[attr-defined]
+    return render(request, template, context, status=400 if context["error"] else 200)
+
+
+# --- one lesson ----------------------------------------------------------------
+
+
+@curator_view
+def lesson(request: HttpRequest, lesson_id: uuid.UUID) -> HttpResponse:
+    try:
+        found = lesson_get(lesson_id=lesson_id, curator=True)
+        lineage = lesson_lineage(lesson_id, curator=True)
+    except NotFound:
+        raise Http404("no such lesson") from None
+    try:
+        history = lesson_history(lesson_id=lesson_id)
+    except NotFound:  # quarantined: no history to show
+        history = [found]
+    summary = provenance_summaries([found.id]).get(found.id, ProvenanceSummary())
+    recalls = LessonRecallStats.objects.filter(lesson_id=found.id).first()
+    evidence = [n for n in lineage["nodes"] if n["type"] == "observation"]
+    return render(request, "dashboard/lesson.html", {
+        "lesson": found, "summary": summary, "history": history,
+        "recalls": recalls.recall_count if recalls else 0, "lineage_svg": lineage_svg(lineage),
+        "evidence": evidence, "events": found.events.select_related("agent").order_by("-id")[:20],
+    })  # fmt: skip
+
+
+ACTIONS = {
+    "retire": lambda p, i, why: lesson_retire(principal=p, lesson_id=i, reason=why),
+    "pin": lambda p, i, why: lesson_pin(principal=p, lesson_id=i, pinned=True),
+    "unpin": lambda p, i, why: lesson_pin(principal=p, lesson_id=i, pinned=False),
+    "erase": lambda p, i, why: lesson_forget(principal=p, lesson_id=i),
+}
+
+
+@require_POST
+@curator_view
+def lesson_action(request: HttpRequest, lesson_id: uuid.UUID, action: str) -> HttpResponse:
+    if action not in ACTIONS:
+        raise Http404("no such action")
+    reason = request.POST.get("reason", "").strip()[:1000]
+    target = reverse("dashboard:lesson", args=[lesson_id])
+    if not reason:
+        messages.error(request, "Say why (the reason is audited).")
+        return _redirect(request, target)
+    principal = acting_principal(request, _tenant(request))
+    try:
+        ACTIONS[action](principal, lesson_id, reason)
+    except NotFound:
+        raise Http404("no such lesson") from None
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return _redirect(request, target)
+    curator_action_record(
+        tenant_id=_tenant(request), actor=principal.agent_name, action=action,
+        target_type="lesson", target_id=lesson_id, reason=reason,
+    )  # fmt: skip
+    messages.success(request, f"{action}: done.")
+    return _redirect(request, reverse("dashboard:lessons") if action == "erase" else target)
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    if request.htmx:  # type: ignore[attr-defined]
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return HttpResponseRedirect(url)
+
+
+# --- disputes ------------------------------------------------------------------
+
+
+def _disputes_context() -> dict[str, Any]:
+    open_disputes = list(disputes_list()[:100])
+    lesson_ids = [x for d in open_disputes for x in (d.lesson_id, d.target_id)]
+    summaries = provenance_summaries(lesson_ids)
+    evidence = {
+        lesson_id: [n for n in lesson_lineage(lesson_id, curator=True)["nodes"]
+                    if n["type"] == "observation"]
+        for lesson_id in lesson_ids
+    }  # fmt: skip
+    return {
+        "disputes": [
+            {
+                "dispute": d,
+                "sides": [
+                    {
+                        "title": title,
+                        "lesson": lesson,
+                        "summary": summaries.get(lesson.id),
+                        "evidence": evidence[lesson.id],
+                    }
+                    for title, lesson in (("existing", d.target), ("new", d.lesson))
+                ],
+            }
+            for d in open_disputes
+        ],
+        "resolutions": [r for r in Resolution if r != Resolution.WITHDRAWN],
+    }
+
+
+@curator_view
+def disputes(request: HttpRequest) -> HttpResponse:
+    return render(request, "dashboard/disputes.html", _disputes_context())
+
+
+@require_POST
+@curator_view
+def dispute_resolve_view(request: HttpRequest, dispute_id: uuid.UUID) -> HttpResponse:
+    resolution = request.POST.get("resolution", "")
+    note = request.POST.get("note", "").strip()[:1000]
+    if resolution not in Resolution.values or resolution == Resolution.WITHDRAWN:
+        return HttpResponse("unknown resolution", status=400)
+    principal = acting_principal(request, _tenant(request))
+    try:
+        dispute_resolve(
+            principal=principal, dispute_id=dispute_id, resolution=resolution, note=note
+        )
+    except NotFound:
+        raise Http404("no such dispute") from None
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        curator_action_record(
+            tenant_id=_tenant(request), actor=principal.agent_name, action=f"resolve_{resolution}",
+            target_type="dispute", target_id=dispute_id, reason=note,
+        )  # fmt: skip
+        messages.success(request, f"Dispute resolved: {resolution.replace('_', ' ')}.")
+    if request.htmx:  # type: ignore[attr-defined]
+        return render(request, "dashboard/_disputes.html", _disputes_context())
+    return HttpResponseRedirect(reverse("dashboard:disputes"))
+
+
+# --- health of memory --------------------------------------------------------------
+
+
+@curator_view
+def health(request: HttpRequest) -> HttpResponse:
+    stats = memory_stats(_tenant(request))
+    by_status = [
+        (status, float(sum(kinds.values()))) for status, kinds in sorted(stats["lessons"].items())
+    ]
+    by_kind: dict[str, int] = {}
+    for kinds in stats["lessons"].values():
+        for kind, count in kinds.items():
+            by_kind[kind] = by_kind.get(kind, 0) + count
+    journal = journal_summary(_tenant(request))
+    by_rule: dict[str, int] = {}
+    for line in journal:
+        by_rule[line["rule"]] = by_rule.get(line["rule"], 0) + line["count"]
+    today = timezone.now().date()
+    days = [today - timedelta(days=n) for n in range(DAYS - 1, -1, -1)]
+    counted = {
+        row["day"].date(): row["n"]
+        for row in LearnRequest.objects.filter(created_at__date__gte=days[0])
+        .annotate(day=TruncDay("created_at"))
+        .values("day")
+        .annotate(n=Count("id"))
+    }
+    judge = stats["judge"]
+    return render(request, "dashboard/health.html", {
+        "stats": stats, "judge": judge, "journal": journal,
+        "status_chart": bar_chart(by_status, title="Lessons by status"),
+        "kind_chart": bar_chart(sorted((k, float(v)) for k, v in by_kind.items()),
+                                title="Lessons by kind"),
+        "journal_chart": bar_chart(sorted((k, float(v)) for k, v in by_rule.items()),
+                                   title="Forgotten, by rule"),
+        "learn_chart": line_chart([(d.strftime("%m-%d"), float(counted.get(d, 0))) for d in days],
+                                  title=f"Learn requests per day, last {DAYS} days"),
+    })  # fmt: skip
+
+
+# --- tenant switch and login ---------------------------------------------------------
+
+
+@require_POST
+def switch_tenant(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return HttpResponseRedirect(LOGIN_URL)
+    slug = request.POST.get("tenant", "")
+    if slug not in [s for _, s in dashboard_tenants(request)]:
+        raise Http404("no such tenant")
+    request.session[SESSION_TENANT] = slug
+    return HttpResponseRedirect(reverse("dashboard:feed"))
