@@ -28,7 +28,7 @@ from config.serializers import (
     StrictIntegerField,
     StrictSerializer,
 )
-from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, RequestStatus
+from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus, RequestStatus
 from memory.selectors import RecallHit, lesson_get, lesson_history, lesson_recall
 from memory.services.learn import lesson_learn
 from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
@@ -361,6 +361,53 @@ class LessonApi(OwnTransactionApi):
     def delete(self, request: Request, lesson_id: uuid.UUID) -> Response:
         lesson_forget(principal=_principal(request), lesson_id=lesson_id)
         return Response(status=204)
+
+
+class LessonsListApi(APIView):
+    """The tenant's lessons, newest first, narrowed by exact fields (a
+    browse, not a search: ``recall`` ranks by meaning)."""
+
+    permission_classes = [IsReader]
+
+    class QuerySerializer(StrictSerializer):
+        kind = serializers.ChoiceField(choices=Kind.choices, required=False)
+        status = serializers.ChoiceField(
+            choices=[s for s in LessonStatus.values if s != LessonStatus.ERASED] + ["all"],
+            default=LessonStatus.ACTIVE,
+        )
+        situation = StrictCharField(max_length=2000, required=False)
+        author = StrictCharField(max_length=100, required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+        page = serializers.IntegerField(min_value=1, max_value=100_000, default=1)
+
+    @extend_schema(
+        parameters=[QuerySerializer], responses=LessonOut(many=True), operation_id="lessons_list"
+    )
+    def get(self, request: Request) -> Response:
+        query = self.QuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        principal = _principal(request)
+        hidden = [LessonStatus.ERASED]
+        if not principal.has_role(Role.CURATOR):
+            hidden.append(LessonStatus.QUARANTINED)
+        lessons = Lesson.objects.select_related("author").exclude(status__in=hidden)
+        if params["status"] != "all":
+            lessons = lessons.filter(status=params["status"])
+        for field in ("kind", "situation"):
+            if field in params:
+                lessons = lessons.filter(**{field: params[field]})
+        if "author" in params:
+            lessons = lessons.filter(author__name=params["author"])
+        start = (params["page"] - 1) * params["limit"]
+        rows = list(lessons.order_by("-created_at", "-id")[start : start + params["limit"] + 1])
+        more = len(rows) > params["limit"]
+        return Response(
+            {
+                "results": lessons_out(rows[: params["limit"]]),
+                "next_page": params["page"] + 1 if more else None,
+            }
+        )
 
 
 class LessonHistoryApi(APIView):

@@ -7,6 +7,7 @@ urlpatterns = [
     path("learn/<uuid:request_id>", api.LearnRequestApi.as_view(), name="learn-request"),
     path("recall", api.RecallApi.as_view(), name="recall"),
     path("stats", api.StatsApi.as_view(), name="stats"),
+    path("lessons", api.LessonsListApi.as_view(), name="lessons"),
     path("lessons/<uuid:lesson_id>", api.LessonApi.as_view(), name="lesson"),
     path("lessons/<uuid:lesson_id>/history", api.LessonHistoryApi.as_view(), name="lesson-history"),
     path(

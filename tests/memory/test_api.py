@@ -252,3 +252,37 @@ def test_a_quarantined_lesson_is_shown_to_curators_only(api):
     assert api.get(url, headers=bob.headers).status_code == 404
     shown = api.get(url, headers=carol.headers)
     assert shown.status_code == 200 and shown.json()["status"] == "quarantined"
+
+
+def test_lessons_are_listed_newest_first_narrowed_by_exact_fields(api):
+    alice = make_caller("acme", "alice")
+    bob = make_caller("acme", "bob")
+    outsider = make_caller("other", "olga")
+    learn_now(outsider, "Other tenant: the VPN gateway is vpn-olga.")
+    learn_now(alice, "Deploys freeze on Fridays after 15:00.", situation="store:team/rules#freeze")
+    learn_now(bob, "The on-call rota is in PagerDuty.", situation="store:team/rules#oncall")
+    learn_now(alice, "Use the blue staging cluster for load tests.", kind="fact")
+    listed = api.get("/lessons", headers=alice.headers).json()
+    assert [r["content"][:10] for r in listed["results"]] == [
+        "Use the bl",
+        "The on-cal",
+        "Deploys fr",
+    ]
+    assert listed["next_page"] is None
+    by_situation = api.get("/lessons", headers=alice.headers,
+                           params={"situation": "store:team/rules#oncall"}).json()  # fmt: skip
+    assert [r["author"] for r in by_situation["results"]] == ["bob"]
+    assert len(api.get("/lessons", headers=alice.headers,
+                       params={"kind": "fact"}).json()["results"]) == 1  # fmt: skip
+    first = api.get("/lessons", headers=alice.headers, params={"limit": 2}).json()
+    second = api.get("/lessons", headers=alice.headers, params={"limit": 2, "page": 2}).json()
+    assert first["next_page"] == 2 and len(second["results"]) == 1 and second["next_page"] is None
+    assert api.get("/lessons", headers=alice.headers,
+                   params={"author": "alice"}).json()["results"][0]["author"] == "alice"  # fmt: skip
+    for bad in ({"limit": 0}, {"status": "erased"}, {"kind": "memes"}, {"colour": "red"},
+                {"situation": "a\x00b"}):  # fmt: skip
+        response = api.get("/lessons", headers=alice.headers, params=bad)
+        assert response.status_code == 400, (bad, response.text)
+        assert response.json()["error"]["code"]
+    assert "vpn-olga" not in json.dumps(api.get("/lessons", headers=alice.headers,
+                                                params={"status": "all"}).json())  # fmt: skip
