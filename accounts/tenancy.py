@@ -87,13 +87,20 @@ def tenant_context(tenant_id: uuid.UUID | str, *, using: str = "default") -> Ite
     nested = connections[using].in_atomic_block
     with transaction.atomic(using=using):
         previous = _get(TENANT_SETTING, using) if nested else ""
+        # Inside cross_tenant() (the superuser admin acting on one tenant's
+        # row) the block still sees only that tenant.
+        cross = _get(CROSS_TENANT_SETTING, using) if nested else ""
         activate_tenant(tenant_id, using=using)
+        if cross:
+            _set_local(CROSS_TENANT_SETTING, "", using)
         yield
         if nested:
             # A savepoint's release keeps SET LOCAL until the outer
             # transaction ends; put the outer scope back explicitly. (An
             # outermost transaction takes the setting with it.)
             _set_local(TENANT_SETTING, previous, using)
+            if cross:
+                _set_local(CROSS_TENANT_SETTING, cross, using)
 
 
 @contextmanager

@@ -21,7 +21,13 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.admin import AdminSite
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
 from django.urls import URLPattern, URLResolver, path, reverse
 
 from accounts.staff import SESSION_TENANT, curated_tenant, staff_tenants
@@ -54,6 +60,10 @@ class TributaryAdminSite(AdminSite):
         ]
 
     def switch_tenant(self, request: HttpRequest, slug: str) -> HttpResponse:
+        # A POST (CSRF-checked): a link elsewhere must not switch what a
+        # curator acts on.
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
         if slug not in [s for _, s in staff_tenants(request)]:
             raise Http404("no such tenant")
         request.session[SESSION_TENANT] = slug

@@ -26,6 +26,7 @@ from curation.models import (
 from curation.policies import POLICY_FIELDS, kind_policy_set
 from curation.selectors import gardener_schedule
 from memory.admin import TenantColumnMixin
+from memory.models import Kind
 
 
 @admin.register(Dispute)
@@ -64,6 +65,13 @@ class DisputeAdmin(TenantColumnMixin, CuratorAdmin):
 
 
 class KindPolicyForm(forms.ModelForm):
+    """The API's rules (``PUT /api/v1/curation/policies/<kind>``) in a form."""
+
+    kind = forms.ChoiceField(choices=Kind.choices)
+    ceiling = forms.IntegerField(min_value=1, max_value=10_000_000, required=False)
+    ttl_seconds = forms.IntegerField(min_value=60, max_value=10 * 365 * 86400, required=False)
+    half_life_days = forms.FloatField(min_value=0.01, max_value=36500, required=False)
+    retire_below = forms.FloatField(min_value=0.0, max_value=1.0)
     reason = forms.CharField(max_length=1000, help_text="Why (audited).")
 
     class Meta:

@@ -9,8 +9,8 @@ what running it once does), and recorded as a ``GardenerRun``:
   ``TRIBUTARY_DECAY_GRACE_DAYS`` loses confidence by its kind's half-life,
   in whole days (so a second run the same day changes nothing); a decayed
   lesson under its kind's ``retire_below`` is *withered* and evicted.
-* ``expire`` — a lesson past ``expires_at``, or older than its kind's TTL, is
-  evicted.
+* ``expire`` — a lesson past ``expires_at`` (its activation plus its kind's
+  TTL: set when it is learned, and again when the TTL changes) is evicted.
 * ``ceilings`` — a kind over its ceiling evicts its least recently useful
   lessons: the oldest last use (recall or reinforcement; never used: its
   activation), then the fewest uses. Not the oldest lessons.
@@ -67,6 +67,10 @@ log = logging.getLogger(__name__)
 
 STEPS = ("decay", "expire", "ceilings", "merge", "purge_journal", "requeue")
 RUN_RETENTION = timedelta(days=30)
+# Merge looks only at lessons activated at least this long ago: a learn
+# stamps activated_at before it commits, so a newer cursor could pass over
+# a lesson whose transaction was still open.
+MERGE_SETTLE = timedelta(minutes=2)
 
 
 @dataclass
@@ -98,6 +102,12 @@ def _recalls(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
     )
 
 
+def _age(now: datetime, created_at: datetime) -> int:
+    """A journal line's age, to the hour: enough to read a rule's effect,
+    too coarse to pick out the one lesson it was."""
+    return int((now - created_at).total_seconds()) // 3600 * 3600
+
+
 def _evict(
     lessons: Sequence[Lesson], *, rule: str, policies: dict[str, EffectivePolicy], now: datetime
 ) -> int:
@@ -120,7 +130,7 @@ def _evict(
         lines.append(
             JournalLine(
                 tenant_id=lesson.tenant_id, kind=lesson.kind, rule=rule, action=action,
-                age_seconds=int((now - lesson.created_at).total_seconds()),
+                age_seconds=_age(now, lesson.created_at),
                 times_recalled=recalls.get(lesson.id, 0),
                 times_reinforced=lesson.reinforcement_count, created_at=now,
             )
@@ -147,7 +157,10 @@ WITH due AS (
     ORDER BY since LIMIT %(limit)s
 )
 UPDATE memory_lesson l
-SET confidence = l.confidence * power(0.5, steps.days / %(half_life)s),
+-- float8 throughout, and the exponent capped: 0.5^1000 is already 0 to a
+-- double, and a numeric power that small would not fit one.
+SET confidence = l.confidence
+        * power(0.5::float8, least(steps.days / %(half_life)s::float8, 1000.0)),
     decayed_at = steps.since + steps.days * interval '1 day'
 FROM steps WHERE l.id = steps.id AND l.tenant_id = %(tenant)s
 """
@@ -178,14 +191,10 @@ def _decay(tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: date
 
 
 def _expire(tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], now: datetime) -> dict:
-    due = Q(expires_at__lte=now)
-    for kind, policy in policies.items():
-        if policy.ttl_seconds:
-            due |= Q(kind=kind, activated_at__lte=now - timedelta(seconds=policy.ttl_seconds))
     lessons = list(
         _evictable(tenant_id)
-        .filter(due)
-        .order_by("activated_at", "id")[: settings.TRIBUTARY_GARDENER_BATCH]
+        .filter(expires_at__lte=now)
+        .order_by("expires_at", "id")[: settings.TRIBUTARY_GARDENER_BATCH]
     )
     return {"expired": _evict(lessons, rule="expired", policies=policies, now=now)}
 
@@ -250,40 +259,63 @@ WHERE a.tenant_id = %(tenant)s AND a.id = ANY(%(ids)s) AND near.distance < %(dis
 """
 
 
-def _merge_pairs(
-    tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy]
-) -> tuple[list[tuple[Lesson, Lesson, float]], datetime | None]:
-    """Pairs (survivor, merged, distance) to ask the judge about, among the
-    lessons activated since the last merge run's cursor (oldest first,
-    bounded), and the new cursor."""
-    kinds = [k for k, p in policies.items() if p.merge_duplicates]
+@dataclass(frozen=True)
+class _Pair:
+    survivor: Lesson
+    merged: Lesson
+    distance: float
+    row: int  # index of the fresh lesson that found the pair
+
+
+def _merge_cursor(tenant_id: uuid.UUID) -> tuple[datetime, str] | None:
     last = (
         GardenerRun.objects.filter(tenant_id=tenant_id, task="merge", error="")
         .order_by("-started_at")
         .values_list("counts", flat=True)
         .first()
     )
-    cursor_at = datetime.fromisoformat(last["cursor"]) if last and last.get("cursor") else None
+    cursor = (last or {}).get("cursor")
+    if not isinstance(cursor, dict):
+        return None
+    return datetime.fromisoformat(cursor["at"]), cursor["id"]
+
+
+def _merge_pairs(
+    tenant_id: uuid.UUID, policies: dict[str, EffectivePolicy], started: datetime
+) -> tuple[list[_Pair], list[tuple[uuid.UUID, Any]]]:
+    """Pairs to ask the judge about, for the lessons activated after the
+    last merge run's cursor — a keyset on (activated_at, id), oldest first,
+    bounded, and only up to ``MERGE_SETTLE`` ago so that a learn committed
+    late with an earlier activation time is not passed over — and those
+    lessons (the rows the cursor may move over)."""
+    kinds = [k for k, p in policies.items() if p.merge_duplicates]
     fresh = Lesson.objects.filter(
-        tenant_id=tenant_id, kind__in=kinds, status=LessonStatus.ACTIVE, embedding__isnull=False
-    )
-    if cursor_at is not None:
-        fresh = fresh.filter(activated_at__gt=cursor_at)
+        tenant_id=tenant_id, kind__in=kinds, status=LessonStatus.ACTIVE, embedding__isnull=False,
+        activated_at__lte=started - MERGE_SETTLE,
+    )  # fmt: skip
+    cursor = _merge_cursor(tenant_id)
+    if cursor is not None:
+        at, last_id = cursor
+        fresh = fresh.filter(Q(activated_at__gt=at) | Q(activated_at=at, id__gt=last_id))
     rows = list(
         fresh.order_by("activated_at", "id").values_list("id", "activated_at")[
             : settings.TRIBUTARY_GARDENER_BATCH
         ]
     )
     if not rows:
-        return [], cursor_at
-    with connection.cursor() as cursor:
-        cursor.execute(
+        return [], rows
+    with connection.cursor() as db:
+        db.execute(
             _NEAREST_SQL,
             {"tenant": tenant_id, "ids": [r[0] for r in rows],
              "distance": settings.TRIBUTARY_MERGE_DISTANCE},
         )  # fmt: skip
-        near = cursor.fetchall()
+        near = db.fetchall()
     lessons = Lesson.objects.in_bulk({i for a, b, _ in near for i in (a, b)})
+    waiting = set(
+        Dispute.objects.filter(status=DisputeStatus.OPEN).values_list("target_id", flat=True)
+    )
+    index = {row[0]: i for i, row in enumerate(rows)}
     pairs, seen = [], set()
     for a_id, b_id, distance in near:
         key = frozenset((a_id, b_id))
@@ -291,19 +323,21 @@ def _merge_pairs(
             continue
         seen.add(key)
         a, b = lessons[a_id], lessons[b_id]
-        if a.pinned and b.pinned:
+        # The survivor: a pinned lesson, else one a dispute waits on, else
+        # the one active first. Neither pinned nor disputed is merged away.
+        survivor, merged = sorted(
+            (a, b), key=lambda x: (not x.pinned, x.id not in waiting, x.activated_at, x.id)
+        )
+        if merged.pinned or merged.id in waiting:
             continue
-        # The survivor: a pinned lesson, else the one active first.
-        survivor, merged = (
-            (a, b) if a.pinned or (not b.pinned and (a.activated_at, a.id) < (b.activated_at, b.id))
-            else (b, a)
-        )  # fmt: skip
-        pairs.append((survivor, merged, float(distance)))
-    return pairs, rows[-1][1]  # ordered by activation
+        pairs.append(_Pair(survivor, merged, float(distance), index[a_id]))
+    return pairs, rows
 
 
 def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
-    """The merge step: its own transactions (the judge runs between them)."""
+    """The merge step: its own transactions (the judge runs between them).
+    The cursor stops before the first lesson whose judge call failed, so
+    it is judged again next time."""
     from memory.judge import Candidate, Relation, judge_for
     from memory.judge.calls import collect_calls, model_calls_save
     from memory.judge.llm import JudgeUnavailable
@@ -311,26 +345,35 @@ def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
     started = timezone.now()
     with tenant_context(tenant_id):
         policies = kind_policies(tenant_id)
-        pairs, cursor_at = _merge_pairs(tenant_id, policies)
+        pairs, rows = _merge_pairs(tenant_id, policies, started)
+        previous = _merge_cursor(tenant_id)
         config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True).first()
     judge = judge_for(config or {})
     confirmed: list[tuple[Lesson, Lesson, str]] = []
-    unavailable = 0
+    failed_rows = []
     with collect_calls() as calls:
-        for survivor, merged, distance in pairs:
+        for pair in pairs:
             try:
                 verdict = judge.classify(
-                    content=merged.content, situation=merged.situation,
-                    candidates=[Candidate(id=survivor.id, content=survivor.content,
-                                          situation=survivor.situation,
-                                          similarity=1.0 - distance)],
+                    content=pair.merged.content, situation=pair.merged.situation,
+                    candidates=[Candidate(id=pair.survivor.id, content=pair.survivor.content,
+                                          situation=pair.survivor.situation,
+                                          similarity=1.0 - pair.distance)],
                 )  # fmt: skip
             except JudgeUnavailable as exc:
-                log.warning("gardener merge: judge failed for %s: %s", merged.id, exc)
-                unavailable += 1
+                log.warning("gardener merge: judge failed for %s: %s", pair.merged.id, exc)
+                failed_rows.append(pair.row)
                 continue
-            if verdict.relation is Relation.DUPLICATE and verdict.target_id == survivor.id:
-                confirmed.append((survivor, merged, verdict.judge))
+            if verdict.relation is Relation.DUPLICATE and verdict.target_id == pair.survivor.id:
+                confirmed.append((pair.survivor, pair.merged, verdict.judge))
+    done = min(failed_rows, default=len(rows))  # rows before it are judged
+    cursor_at = rows[done - 1] if done else None
+    cursor = (
+        {"at": cursor_at[1].isoformat(), "id": str(cursor_at[0])}
+        if cursor_at
+        else ({"at": previous[0].isoformat(), "id": previous[1]} if previous else None)
+    )
+    unavailable = len(failed_rows)
 
     def operation() -> dict:
         now = timezone.now()
@@ -341,7 +384,7 @@ def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
         model_calls_save(tenant_id=tenant_id, calls=[(None, c) for c in calls], created_at=now)
         counts = {
             "pairs_judged": len(pairs), "merged": merged_count, "judge_failed": unavailable,
-            "cursor": cursor_at.isoformat() if cursor_at else None,
+            "cursor": cursor,
         }  # fmt: skip
         GardenerRun.objects.create(
             tenant_id=tenant_id, task="merge", trigger=trigger, counts=counts,
@@ -399,7 +442,7 @@ def _merge_one(
         tenant_id=tenant_id, agent_id=None, lesson=merged, status=LessonStatus.RETIRED,
         event=EventKind.RETIRED, event_data={"by": "gardener", "rule": "merged",
                                              "into": str(survivor.id), "judge": judge_name},
-        retired_reason=f"gardener: merged into {survivor.id}",
+        retired_reason=f"gardener: merged into {survivor.id}", merged_into_id=survivor.id,
     )  # fmt: skip
     event_record(
         tenant_id=tenant_id, kind=EventKind.REINFORCED, lesson_id=survivor.id,
@@ -407,7 +450,7 @@ def _merge_one(
     )  # fmt: skip
     JournalLine.objects.create(
         tenant_id=tenant_id, kind=merged.kind, rule="merged", action=Eviction.RETIRE,
-        age_seconds=int((now - merged.created_at).total_seconds()),
+        age_seconds=_age(now, merged.created_at),
         times_recalled=_recalls([merged.id]).get(merged.id, 0),
         times_reinforced=merged.reinforcement_count, created_at=now,
     )  # fmt: skip

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Tenant
 from config.errors import NotFound
 from curation.models import Eviction, KindPolicy
 from curation.services import curator_action_record
-from memory.models import Kind
+from memory.models import Kind, Lesson, LessonStatus
 
 POLICY_FIELDS = (
     "ceiling", "ttl_seconds", "half_life_days", "retire_below", "eviction", "merge_duplicates",
@@ -80,6 +81,12 @@ def kind_policy_set(
         tenant_id=tenant_id, kind=kind,
         defaults={**values, "updated_by": actor, "updated_at": timezone.now()},
     )  # fmt: skip
+    # A lesson's expiry follows its kind's TTL now, not the one it was
+    # learned under.
+    ttl = values["ttl_seconds"]
+    Lesson.objects.filter(tenant_id=tenant_id, kind=kind, status=LessonStatus.ACTIVE).update(
+        expires_at=None if ttl is None else F("activated_at") + timedelta(seconds=ttl)
+    )
     curator_action_record(
         tenant_id=tenant_id, actor=actor, action="set_kind_policy", target_type="kind_policy",
         target_id=kind, reason=reason, policy=values,
@@ -96,7 +103,6 @@ def corroboration_policy_set(
     recall at once, each evaluation audited with trigger ``policy``.
     Returns the policy and how many lessons changed status.
     Precondition: inside the tenant's context; fields validated."""
-    from memory.models import Lesson, LessonStatus
     from provenance.selectors import corroboration_policy
     from provenance.services import lessons_evaluate
 

@@ -204,8 +204,8 @@ def lesson_action(request: HttpRequest, lesson_id: uuid.UUID, action: str) -> Ht
     if not reason:
         messages.error(request, "Say why (the reason is audited).")
         return _redirect(request, target)
-    principal = acting_principal(request, _tenant(request))
     try:
+        principal = acting_principal(request, _tenant(request))
         ACTIONS[action](principal, lesson_id, reason)
     except NotFound:
         raise Http404("no such lesson") from None
@@ -272,8 +272,8 @@ def dispute_resolve_view(request: HttpRequest, dispute_id: uuid.UUID) -> HttpRes
     note = request.POST.get("note", "").strip()[:1000]
     if resolution not in Resolution.values or resolution == Resolution.WITHDRAWN:
         return HttpResponse("unknown resolution", status=400)
-    principal = acting_principal(request, _tenant(request))
     try:
+        principal = acting_principal(request, _tenant(request))
         dispute_resolve(
             principal=principal, dispute_id=dispute_id, resolution=resolution, note=note
         )

@@ -85,6 +85,10 @@ class Lesson(models.Model):
     superseded_by = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
     )
+    # Retired by the gardener as a duplicate of this lesson: erased with it.
+    merged_into = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="merged"
+    )
     # Inserted as novel because the judge failed: to be judged again.
     needs_rejudge = models.BooleanField(default=False)
     # The corroboration policy's last word on this lesson (see

@@ -52,8 +52,8 @@ def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
 
 
 # A lesson past its expiry is not recalled even before the gardener takes it
-# out of use.
-NOT_EXPIRED = "(expires_at IS NULL OR expires_at > now())"
+# out of use; a pinned one never expires.
+NOT_EXPIRED = "(pinned OR expires_at IS NULL OR expires_at > now())"
 
 
 def _window(as_of: datetime | None) -> tuple[str, dict[str, Any]]:

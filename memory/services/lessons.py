@@ -18,7 +18,15 @@ from memory.models import Lesson, LessonStatus, Scope
 
 
 def _visible(lesson_id: uuid.UUID) -> Lesson:
-    lesson = Lesson.objects.filter(id=lesson_id).exclude(status=LessonStatus.ERASED).first()
+    """The lesson, locked for the rest of the transaction: a write decides
+    on what it read, and a concurrent write waits (or, under snapshot
+    isolation, makes this one retry) instead of being overwritten."""
+    lesson = (
+        Lesson.objects.select_for_update(of=("self",))
+        .filter(id=lesson_id)
+        .exclude(status=LessonStatus.ERASED)
+        .first()
+    )
     if lesson is None:
         raise NotFound("no such lesson")
     return lesson
@@ -41,9 +49,11 @@ def take_out_of_use(
     Precondition: inside the tenant's apply transaction."""
     now = timezone.now()
     was_active = lesson.status == LessonStatus.ACTIVE
-    Lesson.objects.filter(id=lesson.id).update(
+    changed = Lesson.objects.filter(id=lesson.id, status=lesson.status).update(
         status=status, deactivated_at=now if was_active else lesson.deactivated_at, **fields
     )
+    if not changed:  # someone else changed it after it was read
+        raise Conflict("the lesson changed meanwhile; read it again", code="lesson_changed")
     if was_active:
         Scope.objects.filter(tenant_id=lesson.tenant_id, kind=lesson.kind).update(
             version=F("version") + 1, active_count=F("active_count") - 1
@@ -61,36 +71,47 @@ def take_out_of_use(
 
 
 def lesson_content_erase(lesson_id: uuid.UUID) -> None:
-    """Erase a lesson's text wherever it was written: the lesson row, the
-    learn requests that made or restated it (and their judge rationales), the
-    beliefs those requests wrote, their authors' first-hand observations of
-    it, and the rationales of requests and disputes aimed at it. What it was
-    is gone; that it was (ids, events, edges) stays. Precondition: inside
-    the tenant's transaction."""
-    from curation.models import Dispute
+    """Erase a lesson's text wherever it was written: the lesson row (and
+    any lesson the gardener merged into it), the learn requests that made or
+    restated it (and their judge rationales), the beliefs those requests
+    wrote, the first-hand observations those requests wrote of it (no
+    one else's, and none another belief also rests on), the rationales of
+    requests and disputes aimed at it, and curators' reasons about it. What
+    it was is gone; that it was (ids, events, edges) stays. Precondition:
+    inside the tenant's transaction."""
+    from curation.models import CuratorAction, Dispute
     from memory.models import LearnRequest
     from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
 
     now = timezone.now()
     Lesson.objects.filter(id=lesson_id).update(
-        content="", situation="", embedding=None, erased_at=now
+        content="", situation="", embedding=None, erased_at=now, retired_reason=""
     )
     requests = LearnRequest.objects.filter(lesson_id=lesson_id)
-    texts = {t for pair in requests.values_list("content", "situation") for t in pair if t}
-    beliefs = list(requests.values_list("belief_id", flat=True))
+    written = list(requests.values_list("belief_id", "agent_id", "content", "situation"))
+    beliefs = [belief for belief, *_ in written]
     requests.update(content="", situation="", rationale="")
     LearnRequest.objects.filter(target_lesson_id=lesson_id).update(rationale="")
     Dispute.objects.filter(models.Q(lesson_id=lesson_id) | models.Q(target_id=lesson_id)).update(
         rationale=""
     )
+    CuratorAction.objects.filter(target_type="lesson", target_id=str(lesson_id)).exclude(
+        reason=""
+    ).update(reason="(erased with the lesson)")
     Belief.objects.filter(id__in=beliefs).update(content="")
-    roots = Edge.objects.filter(
-        belief_id__in=beliefs, kind=EdgeKind.DERIVED_FROM, to_observation__isnull=False
-    ).values_list("to_observation_id", flat=True)
-    Observation.objects.filter(
-        id__in=list(roots), source_type=SourceType.FIRST_HAND, content__in=texts,
-        erased_at__isnull=True,
-    ).update(content="", content_hash="", erased_at=now)  # fmt: skip
+    for belief_id, agent_id, content, situation in written:
+        roots = Edge.objects.filter(
+            belief_id=belief_id, kind=EdgeKind.DERIVED_FROM, to_observation__isnull=False
+        ).values_list("to_observation_id", flat=True)
+        shared = Edge.objects.filter(to_observation_id__in=roots).exclude(belief_id__in=beliefs)
+        Observation.objects.filter(
+            id__in=list(roots), agent_id=agent_id, source_type=SourceType.FIRST_HAND,
+            content__in=[t for t in (content, situation) if t], erased_at__isnull=True,
+        ).exclude(id__in=shared.values("to_observation_id")).update(
+            content="", content_hash="", erased_at=now
+        )  # fmt: skip
+    for merged in Lesson.objects.filter(merged_into_id=lesson_id).values_list("id", flat=True):
+        lesson_content_erase(merged)
 
 
 def lesson_reinforce(

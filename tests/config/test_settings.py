@@ -43,3 +43,13 @@ def test_database_url_parsing():
         parse_database_url("mysql://x@y/z")
     with pytest.raises(ImproperlyConfigured, match="name a database"):
         parse_database_url("postgres://x@y/")
+
+
+def test_the_readme_documents_every_setting():
+    from django.conf import settings
+
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    missing = [
+        name for name in REGISTRY if not name.startswith("T_") and f"`{name}`" not in readme
+    ]
+    assert missing == []

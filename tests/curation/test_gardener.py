@@ -230,14 +230,20 @@ def test_unused_lessons_decay_and_wither_while_a_pinned_one_survives_every_rule(
 
 def duplicate_of_pinned(caller: Caller, lesson_id: uuid.UUID, text: str) -> uuid.UUID:
     """A near-copy stored beside the lesson, the way two agents learning at
-    once through a failed judge leave one (inserted as novel)."""
+    once through a failed judge leave one (inserted as novel). Both were
+    activated ten minutes ago: merge leaves the last two minutes alone."""
     copy = text.replace("fourteen", "14")
+    settled = timezone.now() - timedelta(minutes=10)
     with tenant_context(caller.agent.tenant_id):
+        # The original stays the older of the two (the survivor of a merge).
+        Lesson.objects.filter(id=lesson_id, activated_at__gte=settled).update(
+            activated_at=settled - timedelta(seconds=1)
+        )
         original = Lesson.objects.get(id=lesson_id)
         twin = Lesson.objects.create(
             tenant_id=original.tenant_id, kind=original.kind, content=copy,
             embedding=embed_query(copy), status=LessonStatus.ACTIVE, confidence=0.7,
-            author_id=original.author_id, activated_at=timezone.now(), needs_rejudge=True,
+            author_id=original.author_id, activated_at=settled, needs_rejudge=True,
         )  # fmt: skip
         Scope.objects.filter(tenant_id=original.tenant_id, kind=original.kind).update(
             active_count=original.__class__.objects.filter(
