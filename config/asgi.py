@@ -1,5 +1,6 @@
-"""ASGI entry point (uvicorn). ASGI so that the MCP server can be mounted at
-``/mcp`` beside Django."""
+"""ASGI entry point (uvicorn): Django, with the MCP server mounted at
+``/mcp`` (``tribal_mcp.http``). Run with lifespan on: the MCP session
+manager starts with it."""
 
 import os
 
@@ -7,10 +8,13 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
 
 from config.embedded import ensure_services  # noqa: E402  (needs settings)
 from memory.embeddings import get_provider  # noqa: E402
+from tribal_mcp.http import build  # noqa: E402
+
+application = build(django_application)
 
 ensure_services()
 # Load the embedding model before serving, and fail start-up on a dimension

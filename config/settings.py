@@ -319,6 +319,19 @@ TRIBUTARY_LEARN_BATCH = env_int(
     "Pending learn requests of one tenant a worker claims and embeds in one batch.",
     minimum=1,
 )
+TRIBUTARY_API_KEY = env_str(
+    "TRIBUTARY_API_KEY",
+    None,
+    "The API key `manage.py mcp` (MCP over stdio) serves with.",
+    secret=True,
+)
+TRIBUTARY_MCP_ALLOWED_ORIGINS = env_list(
+    "TRIBUTARY_MCP_ALLOWED_ORIGINS",
+    [],
+    "Browser origins (scheme://host:port) allowed to call /mcp besides the server's own host; "
+    "requests from any other Origin are refused (DNS rebinding).",
+)
+
 # --- Curation: kind policies and the gardener ---------------------------------
 # Each kind's forgetting policy (a curator overrides it per tenant through
 # PUT /api/v1/curation/policies/<kind> or the admin): ceiling (max active

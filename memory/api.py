@@ -239,7 +239,15 @@ async def learn_view(request: HttpRequest) -> HttpResponse:
     pending = getattr(response, "tributary_wait", None)
     if pending is None or response.status_code != 202 or pending[2] <= 0:
         return response
-    request_id, tenant_id, wait = pending
+    payload = await wait_for_outcome(*pending)
+    return response if payload is None else JsonResponse(payload, status=200)
+
+
+async def wait_for_outcome(
+    request_id: uuid.UUID, tenant_id: uuid.UUID, wait: float
+) -> dict[str, Any] | None:
+    """The learn request once a worker has applied it, polled for up to
+    ``wait`` seconds without holding a thread; None if still pending."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     delay = 0.02
@@ -248,8 +256,8 @@ async def learn_view(request: HttpRequest) -> HttpResponse:
         delay = min(delay * 1.5, 0.25)
         payload = await sync_to_async(_applied_payload)(request_id, tenant_id)
         if payload is not None:
-            return JsonResponse(payload, status=200)
-    return response
+            return payload
+    return None
 
 
 class LearnRequestApi(APIView):
@@ -279,45 +287,48 @@ class RecallApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        principal = _principal(request)
-        policy = corroboration_policy(principal.tenant_id)
-        hits: list[RecallHit] = lesson_recall(
-            tenant_id=principal.tenant_id,
-            query=data["query"],
-            k=data["k"],
-            kinds=data.get("kinds"),
-            min_independent_sources=data["min_independent_sources"],
-            as_of=data.get("as_of"),
-            corroborated_only=policy["strict"],
-        )
-        lessons = lessons_out(
-            [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}
-        )
-        ids = [str(hit.lesson.id) for hit in hits]
-        if ids and "as_of" not in data:
-            _schedule_recall_bookkeeping(str(principal.tenant_id), ids)
-        return Response(
+        return Response(recall_answer(_principal(request), serializer.validated_data))
+
+
+def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, Any]:
+    """The recall answer for validated input (REST and MCP): every result
+    marked as untrusted data, with the provenance to weigh it by.
+    Precondition: inside the caller's tenant transaction."""
+    policy = corroboration_policy(principal.tenant_id)
+    hits: list[RecallHit] = lesson_recall(
+        tenant_id=principal.tenant_id,
+        query=data["query"],
+        k=data["k"],
+        kinds=data.get("kinds"),
+        min_independent_sources=data["min_independent_sources"],
+        as_of=data.get("as_of"),
+        corroborated_only=policy["strict"],
+    )
+    lessons = lessons_out(
+        [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}
+    )
+    ids = [str(hit.lesson.id) for hit in hits]
+    if ids and "as_of" not in data:
+        _schedule_recall_bookkeeping(str(principal.tenant_id), ids)
+    return {
+        "untrusted_data": UNTRUSTED_NOTICE,
+        "results": [
             {
-                "untrusted_data": UNTRUSTED_NOTICE,
-                "results": [
-                    {
-                        "lesson": lesson,
-                        "score": hit.score,
-                        "similarity": hit.similarity,
-                        "trust": {
-                            "untrusted": True,
-                            "author": lesson["author"],
-                            "independent_sources": lesson["independent_sources"],
-                            "agreeing_agents": lesson["agreeing_agents"],
-                            "supporting_beliefs": lesson["supporting_beliefs"],
-                            "corroboration": lesson["corroboration"],
-                        },
-                    }
-                    for hit, lesson in zip(hits, lessons, strict=True)
-                ],
+                "lesson": lesson,
+                "score": hit.score,
+                "similarity": hit.similarity,
+                "trust": {
+                    "untrusted": True,
+                    "author": lesson["author"],
+                    "independent_sources": lesson["independent_sources"],
+                    "agreeing_agents": lesson["agreeing_agents"],
+                    "supporting_beliefs": lesson["supporting_beliefs"],
+                    "corroboration": lesson["corroboration"],
+                },
             }
-        )
+            for hit, lesson in zip(hits, lessons, strict=True)
+        ],
+    }
 
 
 def _schedule_recall_bookkeeping(tenant_id: str, ids: list[str]) -> None:
@@ -344,9 +355,15 @@ class OwnTransactionApi(APIView):
         return transaction.non_atomic_requests(super().as_view(**initkwargs))
 
     def lesson_answer(self, request: Request, lesson_id: uuid.UUID) -> Response:
-        with tenant_context(_principal(request).tenant_id):
-            curator = _principal(request).role == Role.CURATOR
-            return Response(lessons_out([lesson_get(lesson_id=lesson_id, curator=curator)])[0])
+        return Response(lesson_out_now(_principal(request), lesson_id))
+
+
+def lesson_out_now(principal: AgentPrincipal, lesson_id: uuid.UUID) -> dict[str, Any]:
+    """The lesson as the caller may see it now (a quarantined one: curators
+    only), read in its own tenant transaction."""
+    with tenant_context(principal.tenant_id):
+        curator = principal.role == Role.CURATOR
+        return lessons_out([lesson_get(lesson_id=lesson_id, curator=curator)])[0]
 
 
 class LessonApi(OwnTransactionApi):

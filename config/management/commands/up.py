@@ -130,7 +130,7 @@ class Command(BaseCommand):
     def _spawn_children(self, options: dict[str, Any], data_dir: Path) -> None:
         python = sys.executable
         env = {**os.environ, "TRIBUTARY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
-        web = f"-m uvicorn config.asgi:application --lifespan off --port {options['port']}"
+        web = f"-m uvicorn config.asgi:application --lifespan on --port {options['port']}"
         web += f" --workers {settings.TRIBUTARY_WEB_WORKERS}"
         commands = {"web": [python, *web.split(), "--host", options["host"]]}
         if not options["no_worker"]:

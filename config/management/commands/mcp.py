@@ -1,0 +1,32 @@
+"""``python manage.py mcp``: the MCP server over stdio, for a coding agent
+that starts it as a subprocess. The key comes from ``TRIBUTARY_API_KEY``
+(checked at start and on every call); stdout is the protocol, so logs go
+to stderr."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+
+class Command(BaseCommand):
+    help = "Serve Tributary's MCP tools over stdio (key from TRIBUTARY_API_KEY)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from accounts.services import api_key_authenticate
+        from config.embedded import ensure_services
+        from memory.embeddings import get_provider
+        from tribal_mcp.server import mcp
+
+        key = os.environ.get("TRIBUTARY_API_KEY", "").strip()
+        if not key:
+            raise CommandError("set TRIBUTARY_API_KEY to an API key (manage.py issue_key)")
+        ensure_services()
+        with transaction.atomic():
+            if api_key_authenticate(key) is None:
+                raise CommandError("TRIBUTARY_API_KEY is not a valid, unrevoked key")
+        get_provider()  # load the model now, not on the first recall
+        mcp.run("stdio")

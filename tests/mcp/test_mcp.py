@@ -1,0 +1,274 @@
+"""The MCP server through the SDK's own client, over streamable HTTP (the
+ASGI app served by uvicorn) and over stdio (``manage.py mcp`` as a
+subprocess): tools listed, learn, recall, tenants isolated, keys required,
+origins checked, and no tool that takes an identity."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx
+import pytest
+from django.conf import settings
+from django.db import connections
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from accounts.models import ApiKey, Role
+from accounts.services import api_key_revoke
+from accounts.tenancy import cross_tenant
+from tests.conftest import Caller, database_url_for_tests, make_caller, process_pending
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOOLS = {
+    "tribal_recall", "tribal_learn", "tribal_reinforce", "tribal_retire", "tribal_recall_as_of",
+    "tribal_forget", "tribal_trace", "tribal_stats", "tribal_curation_state",
+}  # fmt: skip
+LESSON = "The deploy API answers 429 unless the X-Batch: true header is sent."
+
+
+@pytest.fixture(scope="module")
+def mcp_url() -> Iterator[str]:
+    """The real ASGI app (Django + /mcp) under uvicorn, on loopback: one per
+    module (the SDK's session manager runs once per server)."""
+    import uvicorn
+    from django.core.asgi import get_asgi_application
+
+    from tribal_mcp.http import build
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build(get_asgi_application()),
+            host="127.0.0.1",
+            port=port,
+            lifespan="on",
+            log_level="warning",
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def payload(result: Any) -> Any:
+    """A tool result's JSON (the structured content, else the text)."""
+    assert not result.isError, result.content
+    if result.structuredContent is not None:
+        return result.structuredContent.get("result", result.structuredContent)
+    return json.loads(result.content[0].text)
+
+
+async def http_session(stack: AsyncExitStack, url: str, caller: Caller) -> ClientSession:
+    http = await stack.enter_async_context(
+        httpx.AsyncClient(headers={"Authorization": f"Bearer {caller.key}"}, timeout=30)
+    )
+    read, write, _ = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
+
+
+def identity_fields(schema: Any, path: str = "") -> list[str]:
+    """Every property, anywhere in a JSON schema, that names an identity."""
+    found = []
+    if isinstance(schema, dict):
+        for name, sub in schema.get("properties", {}).items():
+            if any(word in name.lower() for word in ("tenant", "agent", "user", "principal")):
+                found.append(f"{path}{name}")
+            found += identity_fields(sub, f"{path}{name}.")
+        for key in ("items", "anyOf", "oneOf", "allOf", "$defs", "additionalProperties"):
+            value = schema.get(key)
+            subs = (
+                value.values()
+                if isinstance(value, dict) and key == "$defs"
+                else (value if isinstance(value, list) else [value])
+            )
+            for sub in subs:
+                found += identity_fields(sub, path)
+    return found
+
+
+def test_over_http_the_tools_learn_and_recall_within_one_tenant(mcp_url):
+    alice = make_caller("acme", "alice")
+    olga = make_caller("other", "olga")
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            session = await http_session(stack, mcp_url, alice)
+            tools = (await session.list_tools()).tools
+            assert {t.name for t in tools} == TOOLS
+            for tool in tools:  # no tool takes a tenant, agent or user id
+                assert identity_fields(tool.inputSchema) == [], tool.name
+                assert len(tool.description or "") > 60, tool.name
+            learned = payload(await session.call_tool("tribal_learn", {"content": LESSON}))
+            assert learned["status"] == "pending"
+            await asyncio.to_thread(apply_learns, alice)
+            recalled = payload(await session.call_tool(
+                "tribal_recall", {"query": "deploy API rate limited 429"}
+            ))  # fmt: skip
+            assert "untrusted" in recalled["untrusted_data"].lower()
+            [hit] = recalled["results"]
+            assert hit["lesson"]["content"] == LESSON and hit["trust"]["author"] == "alice"
+            lesson_id = hit["lesson"]["id"]
+            trace = payload(await session.call_tool("tribal_trace", {"lesson_id": lesson_id}))
+            assert {n["type"] for n in trace["nodes"]} == {"lesson", "belief", "observation"}
+            stats = payload(await session.call_tool("tribal_stats", {}))
+            assert stats["lessons"]["active"]["lesson"] == 1
+            state = payload(await session.call_tool("tribal_curation_state", {}))
+            assert state["policies"]["session"]["eviction"] == "erase"
+            # Writers may not retire; bad input is refused with the REST rules.
+            refused = await session.call_tool(
+                "tribal_retire", {"lesson_id": lesson_id, "reason": "old"}
+            )
+            assert refused.isError and "forbidden" in refused.content[0].text
+            empty = await session.call_tool("tribal_learn", {"content": "   "})
+            assert empty.isError and "invalid_input" in empty.content[0].text
+
+            other = await http_session(stack, mcp_url, olga)
+            nothing = payload(await other.call_tool("tribal_recall", {"query": "deploy API 429"}))
+            assert nothing["results"] == []
+            hidden = await other.call_tool("tribal_trace", {"lesson_id": lesson_id})
+            assert hidden.isError and "not_found" in hidden.content[0].text
+            gone = await other.call_tool("tribal_forget", {"lesson_id": lesson_id})
+            assert gone.isError and "not_found" in gone.content[0].text
+
+            forgot = payload(await session.call_tool("tribal_forget", {"lesson_id": lesson_id}))
+            assert forgot["status"] == "erased"
+            after = payload(await session.call_tool("tribal_recall", {"query": "deploy API 429"}))
+            assert after["results"] == []
+
+    asyncio.run(scenario())
+
+
+def test_over_http_keys_hosts_and_origins_are_checked_on_every_request(mcp_url):
+    alice = make_caller("acme", "alice")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"}}}  # fmt: skip
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx.Client(timeout=10) as http:
+
+        def send(**headers: str) -> httpx.Response:
+            return http.post(mcp_url, json=hello, headers={**accept, **headers})
+
+        assert send(**alice.headers).status_code == 200
+        missing = send()
+        assert missing.status_code == 401 and missing.json()["error"]["code"] == "unauthorized"
+        assert missing.headers["www-authenticate"].startswith("Bearer")
+        assert send(Authorization="Bearer trib_nope_nope").status_code == 401
+        evil = send(**alice.headers, Origin="https://evil.example")
+        assert evil.status_code == 403 and evil.json()["error"]["code"] == "bad_origin"
+        assert send(**alice.headers, Origin=mcp_url.rsplit("/", 1)[0]).status_code == 200
+        assert send(**alice.headers, Host="attacker.example").status_code == 400
+        with cross_tenant(reason="test"):
+            api_key_revoke(prefix=ApiKey.objects.get(agent=alice.agent).prefix)
+        assert send(**alice.headers).status_code == 401  # revoked
+
+
+def test_a_reader_recalls_but_cannot_learn(mcp_url):
+    reader = make_caller("acme", "rita", Role.READER)
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            session = await http_session(stack, mcp_url, reader)
+            assert (
+                payload(await session.call_tool("tribal_recall", {"query": "x"}))["results"] == []
+            )
+            refused = await session.call_tool("tribal_learn", {"content": LESSON})
+            assert refused.isError and "forbidden" in refused.content[0].text
+
+    asyncio.run(scenario())
+
+
+def stdio_params(caller: Caller) -> StdioServerParameters:
+    env = {**os.environ, "DATABASE_URL": database_url_for_tests(),
+           "TRIBUTARY_API_KEY": caller.key}  # fmt: skip
+    return StdioServerParameters(
+        command=sys.executable, args=[str(settings.BASE_DIR / "manage.py"), "mcp"], env=env,
+        cwd=str(settings.BASE_DIR),
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
+    alice = make_caller("acme", "alice")
+    olga = make_caller("other", "olga")
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(stdio_client(stdio_params(alice)))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+            learned = payload(await session.call_tool("tribal_learn", {"content": LESSON}))
+            assert learned["status"] == "pending"
+            await asyncio.to_thread(apply_learns, alice)
+            [hit] = payload(await session.call_tool(
+                "tribal_recall", {"query": "deploy API answers 429"}
+            ))["results"]  # fmt: skip
+            assert hit["lesson"]["content"] == LESSON
+
+            other_read, other_write = await stack.enter_async_context(
+                stdio_client(stdio_params(olga))
+            )
+            other = await stack.enter_async_context(ClientSession(other_read, other_write))
+            await other.initialize()
+            nothing = payload(await other.call_tool("tribal_recall", {"query": "deploy API 429"}))
+            assert nothing["results"] == []
+
+            # A key revoked while the server runs stops working at once.
+            await asyncio.to_thread(_revoke, alice)
+            refused = await session.call_tool("tribal_recall", {"query": "deploy"})
+            assert refused.isError and "unauthorized" in refused.content[0].text
+
+    asyncio.run(scenario())
+
+
+def _revoke(caller: Caller) -> None:
+    try:
+        with cross_tenant(reason="test"):
+            api_key_revoke(prefix=ApiKey.objects.get(agent=caller.agent).prefix)
+    finally:
+        connections.close_all()
+
+
+def apply_learns(caller: Caller) -> None:
+    """The worker's service, in this helper thread (which then lets go of
+    its database connection, or the test database could not be dropped)."""
+    try:
+        process_pending(caller.agent.tenant_id)
+    finally:
+        connections.close_all()
+
+
+def test_over_stdio_a_bad_key_is_refused_at_start():
+    import subprocess
+
+    params = stdio_params(make_caller("acme", "alice"))
+    env = {**params.env, "TRIBUTARY_API_KEY": "trib_000000000000_wrong"}  # type: ignore[dict-item]
+    done = subprocess.run(
+        [params.command, *params.args], env=env, capture_output=True, timeout=120,
+        cwd=params.cwd, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert b"not a valid, unrevoked key" in done.stderr

@@ -1,0 +1,100 @@
+"""MCP over streamable HTTP at ``/mcp``, beside Django in one ASGI app.
+
+The gate in front of the SDK's app refuses, before anything else runs:
+* a ``Host`` outside ``ALLOWED_HOSTS`` (400), and an ``Origin`` that is
+  neither this host nor in ``TRIBUTARY_MCP_ALLOWED_ORIGINS`` (403) — a web
+  page must not drive a local agent's memory (DNS rebinding);
+* a request without a valid, unrevoked bearer key (401). Every request is
+  authenticated on its own: the server is stateless, no session carries
+  identity.
+The principal goes to the tools in the ASGI scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+
+from tribal_mcp.server import SCOPE_PRINCIPAL, _authenticate, mcp
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Any], Awaitable[None]]
+ASGIApp = Callable[..., Awaitable[None]]
+MCP_PATH = "/mcp"
+
+
+async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="tributary"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def origin_allowed(origin: str, host: str) -> bool:
+    """No Origin (not a browser), this very host, or one configured."""
+    if not origin:
+        return True
+    if origin in settings.TRIBUTARY_MCP_ALLOWED_ORIGINS:
+        return True
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+class McpGate:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        domain, _ = split_domain_port(host)
+        if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+            await _refuse(send, 400, "bad_host", "this host is not served here")
+            return
+        if not origin_allowed(headers.get("origin", ""), host):
+            await _refuse(send, 403, "bad_origin", "requests from this origin are refused")
+            return
+        scheme, _, key = headers.get("authorization", "").partition(" ")
+        principal = None
+        if scheme.lower() == "bearer" and key.strip():
+            principal = await sync_to_async(_authenticate, thread_sensitive=False)(key.strip())
+        if principal is None:
+            await _refuse(send, 401, "unauthorized", "a valid, unrevoked API key is required")
+            return
+        scope[SCOPE_PRINCIPAL] = principal
+        await self.app(scope, receive, send)
+
+
+class Router:
+    """``/mcp`` to the MCP app (behind the gate), everything else to Django.
+    Lifespan events go to the MCP app, whose session manager needs them."""
+
+    def __init__(self, django_app: ASGIApp, mcp_app: ASGIApp) -> None:
+        self.django_app = django_app
+        self.mcp_app = mcp_app
+        self.gated = McpGate(mcp_app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.mcp_app(scope, receive, send)
+        elif scope["type"] == "http" and (
+            scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")
+        ):
+            await self.gated(scope, receive, send)
+        else:
+            await self.django_app(scope, receive, send)
+
+
+def build(django_app: ASGIApp) -> Router:
+    return Router(django_app, mcp.streamable_http_app())
