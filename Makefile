@@ -13,12 +13,12 @@ PIPFLAGS := --disable-pip-version-check --quiet --constraint constraints.txt
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP) install $(PIPFLAGS) --editable .
+$(VENV)/.installed: pyproject.toml constraints.txt clients/python/pyproject.toml | $(BIN)/python
+	$(PIP) install $(PIPFLAGS) --editable . --editable clients/python
 	@touch $@
 
-$(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
-	$(PIP) install $(PIPFLAGS) --editable '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml constraints.txt clients/python/pyproject.toml $(VENV)/.installed
+	$(PIP) install $(PIPFLAGS) --editable '.[dev]' --editable 'clients/python[langgraph]'
 	@touch $@
 
 install: $(VENV)/.installed
