@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "provenance",
     "curation",
     "dashboard",
+    "gauntlet",
 ]
 
 MIDDLEWARE = [

@@ -31,6 +31,7 @@ from curation.services import curator_action_record
 from dashboard.access import LOGIN_URL, curator_view
 from dashboard.charts import bar_chart, line_chart
 from dashboard.lineage import lineage_svg
+from gauntlet.models import GauntletResult
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from memory.selectors import lesson_get, lesson_history, lesson_recall
 from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire
@@ -319,7 +320,20 @@ def health(request: HttpRequest) -> HttpResponse:
         .annotate(n=Count("id"))
     }
     judge = stats["judge"]
+    latest = GauntletResult.objects.order_by("-created_at").values_list("run", flat=True).first()
+    gauntlet = (
+        list(
+            GauntletResult.objects.filter(run=latest)
+            .order_by("generation")
+            .values_list("generation", "steps")
+        )
+        if latest is not None
+        else []
+    )
     return render(request, "dashboard/health.html", {
+        "gauntlet_chart": line_chart([(f"gen {g}", float(steps)) for g, steps in gauntlet],
+                                     title="Gauntlet: steps per task, by generation")
+        if gauntlet else None,
         "stats": stats, "judge": judge, "journal": journal,
         "status_chart": bar_chart(by_status, title="Lessons by status"),
         "kind_chart": bar_chart(sorted((k, float(v)) for k, v in by_kind.items()),

@@ -26,6 +26,11 @@ RATE_LIMITED = {"status": 429}
 SERVER_ERROR = {"status": 500}
 
 
+def tool_calls(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """An answer that calls tools: (name, arguments) each."""
+    return {"tool_calls": list(calls)}
+
+
 def slow(seconds: float) -> dict[str, Any]:
     return {"sleep": seconds}
 
@@ -48,6 +53,16 @@ class FakeLLM:
 
 
 def _openai_body(step: dict[str, Any], model: str) -> dict[str, Any]:
+    if "tool_calls" in step:
+        calls = [{"id": f"call_{i}", "type": "function",
+                  "function": {"name": name, "arguments": json.dumps(args)}}
+                 for i, (name, args) in enumerate(step["tool_calls"])]  # fmt: skip
+        return {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None, "tool_calls": calls}}],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
+        }  # fmt: skip
     content = step["raw"] if "raw" in step else json.dumps(step["verdict"])
     return {
         "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
