@@ -113,7 +113,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
             cursor.copy(
                 "COPY memory_lesson (id, tenant_id, kind, content, situation, embedding, status, "
                 "confidence, author_id, reinforcement_count, pinned, created_at, activated_at, "
-                "retired_reason) FROM STDIN"
+                "retired_reason, needs_rejudge, corroboration, corroboration_reason) FROM STDIN"
             ) as copy,
         ):
             for tenant_id, agent_id, size in tenants:
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
                     copy.write_row((
                         uuid.uuid4(), tenant_id, "lesson", f"{texts[first[row]]} (note {row})",
                         "", vector, "active", 0.7, agent_id, 0, False, "2026-01-01T00:00:00Z",
-                        "2026-01-01T00:00:00Z", "",
+                        "2026-01-01T00:00:00Z", "", False, "single-source", "",
                     ))  # fmt: skip
         for tenant_id, _, size in tenants:
             conn.execute(

@@ -269,3 +269,23 @@ class ModelCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.model} {self.purpose} {self.outcome}"
+
+
+class LessonTerm(models.Model):
+    """The lexemes of each lesson (its full-text vector, one row each),
+    kept by a trigger on ``memory_lesson``. Why a table beside the GIN
+    index: under row-level security PostgreSQL may not use the GIN index
+    (``@@`` is not leakproof), while an equality on (tenant, lexeme) is and
+    uses this B-tree — the full-text leg reads a few index entries instead
+    of scanning the tenant's lessons. An erased lesson has none."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="+")
+    lexeme = models.TextField()
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "lexeme"], name="lessonterm_tenant_lexeme")]
+
+    def __str__(self) -> str:
+        return self.lexeme

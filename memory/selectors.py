@@ -34,6 +34,7 @@ from provenance.selectors import ProvenanceSummary, provenance_summaries
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
 TERM_DF_CAP = 200  # a query term in this many lessons or more is "common"
+TERM_SCAN_CAP = 2 * TERM_DF_CAP  # … and one in this many of all the tenant's lessons is not read
 
 
 def _vector_literal(vector: Vector) -> str:
@@ -258,20 +259,27 @@ def _text_matches(
         lexemes = sorted(set(lexemes))
         if not lexemes:
             return []
-        # One pass over the tenant's rows. (Row-level security keeps the
-        # planner from using the GIN index here: @@ is not leakproof, so it
-        # may not run before the policy. The (tenant, …) B-tree bounds the
-        # scan to this tenant instead.)
+        # The lessons holding each lexeme, from the term table's (tenant,
+        # lexeme) B-tree: row-level security keeps the planner off the GIN
+        # index (@@ is not leakproof), not off an equality. A lexeme in
+        # TERM_SCAN_CAP lessons of the tenant or more is too common to help
+        # and is not followed.
         cursor.execute(
             f"""
-            WITH terms(lex) AS (SELECT unnest(%(lexemes)s::text[])),
+            WITH terms(lex) AS (SELECT DISTINCT unnest(%(lexemes)s::text[])),
+            usable AS (
+                SELECT lex FROM terms
+                WHERE (SELECT count(*) FROM (
+                          SELECT 1 FROM memory_lessonterm t
+                          WHERE t.tenant_id = %(tenant)s AND t.lexeme = terms.lex
+                          LIMIT %(scan_cap)s) c) < %(scan_cap)s
+            ),
             hits AS (
-                SELECT m.id, t.lex
-                FROM memory_lesson m
-                JOIN terms t ON m.search @@ quote_literal(t.lex)::tsquery
+                SELECT m.id, u.lex
+                FROM usable u
+                JOIN memory_lessonterm t ON t.tenant_id = %(tenant)s AND t.lexeme = u.lex
+                JOIN memory_lesson m ON m.id = t.lesson_id
                 WHERE {base.replace("tenant_id", "m.tenant_id")}
-                  AND m.search @@ (SELECT string_agg(quote_literal(r), ' | ')::tsquery
-                                   FROM unnest(%(lexemes)s::text[]) r)
             ),
             frequency AS (SELECT lex, count(*) AS df FROM hits GROUP BY lex)
             SELECT h.id, sum(ln(1 + %(cap)s::float8 / f.df)) AS score
@@ -281,7 +289,7 @@ def _text_matches(
             ORDER BY score DESC, h.id
             LIMIT %(limit)s
             """,  # noqa: S608 (base is built from constants)
-            {**args, "lexemes": lexemes, "limit": limit},
+            {**args, "lexemes": lexemes, "limit": limit, "scan_cap": TERM_SCAN_CAP},
         )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
