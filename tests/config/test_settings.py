@@ -49,7 +49,5 @@ def test_the_readme_documents_every_setting():
     from django.conf import settings
 
     readme = (settings.BASE_DIR / "README.md").read_text()
-    missing = [
-        name for name in REGISTRY if not name.startswith("T_") and f"`{name}`" not in readme
-    ]
+    missing = [name for name in REGISTRY if not name.startswith("T_") and f"`{name}`" not in readme]
     assert missing == []

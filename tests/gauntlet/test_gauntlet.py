@@ -85,14 +85,15 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
-    live_server, celery_worker_process, openai_fake
+    live_server, celery_worker_process, openai_fake, provider
 ):
     from gauntlet.runner import run_agent
     from tests.conftest import make_caller
     from tests.fake_llm import tool_calls
 
-    caller = make_caller("gauntlet-llm", "agent-l")
+    caller = make_caller(f"gauntlet-llm-{provider}", "agent-l")
     openai_fake.script = [
         tool_calls(("recall", {"query": "build the service"})),
         tool_calls(("build", {})),
@@ -104,9 +105,9 @@ def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
         tool_calls(("done", {})),
     ]  # fmt: skip
     llm = {
-        "GAUNTLET_LLM": "openai",
+        "GAUNTLET_LLM": provider,
         "GAUNTLET_LLM_MODEL": "agent-model",
-        "GAUNTLET_LLM_BASE_URL": f"{openai_fake.url}/v1",
+        "GAUNTLET_LLM_BASE_URL": openai_fake.url + ("/v1" if provider == "openai" else ""),
         "GAUNTLET_LLM_API_KEY": "sk-test",
     }
     report = run_agent(live_server.url, caller.key, "--name", "agent-l", llm=llm)
@@ -117,8 +118,14 @@ def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
     assert report["tokens"] == 7 * 320  # the provider's reported usage
     sent = openai_fake.requests
     assert len(sent) == 7 and sent[0]["body"]["model"] == "agent-model"
-    assert {t["function"]["name"] for t in sent[0]["body"]["tools"]} >= {"recall", "learn", "build"}
+    tools = sent[0]["body"]["tools"]
+    names = {t["function"]["name"] if provider == "openai" else t["name"] for t in tools}
+    assert names >= {"recall", "learn", "build"}
     answered = sent[1]["body"]["messages"][-1]
-    assert answered["role"] == "tool" and "<untrusted-data" in answered["content"]
+    if provider == "openai":
+        assert answered["role"] == "tool" and "<untrusted-data" in answered["content"]
+    else:
+        [result] = answered["content"]
+        assert result["type"] == "tool_result" and "<untrusted-data" in result["content"]
     with tenant_context(caller.agent.tenant_id):
         assert Lesson.objects.get().content.startswith("When ld exits 137")
