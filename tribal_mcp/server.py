@@ -11,7 +11,6 @@ id. Everything a tool returns that agents wrote is untrusted data.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -57,6 +56,11 @@ mcp = FastMCP(
 # --- identity and the call frame -------------------------------------------------
 
 
+# Set by ``manage.py mcp`` (stdio) only: the ASGI app never reads a key
+# from its environment, whatever is in it.
+stdio_key: str | None = None
+
+
 def _authenticate(key: str) -> AgentPrincipal | None:
     try:
         with transaction.atomic():
@@ -74,9 +78,10 @@ def _principal(ctx: Context | None) -> AgentPrincipal:  # type: ignore[type-arg]
             request = None
     if request is not None:  # HTTP: authenticated by the gate for this request
         principal = request.scope.get(SCOPE_PRINCIPAL)
-    else:  # stdio: the key in the environment, checked on every call
-        key = os.environ.get("TRIBUTARY_API_KEY", "")
-        principal = _authenticate(key) if key else None
+    elif stdio_key is not None:  # stdio: the server's one key, checked on every call
+        principal = _authenticate(stdio_key)
+    else:  # no request and no stdio server: nobody (never the environment's key)
+        principal = None
     if principal is None:
         raise ToolError("unauthorized: a valid, unrevoked API key is required")
     return principal  # type: ignore[no-any-return]

@@ -272,3 +272,16 @@ def test_over_stdio_a_bad_key_is_refused_at_start():
     )  # fmt: skip
     assert done.returncode != 0
     assert b"not a valid, unrevoked key" in done.stderr
+
+
+def test_outside_a_request_no_key_from_the_environment_is_taken(monkeypatch):
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    from tribal_mcp import server
+
+    alice = make_caller("acme", "alice")
+    monkeypatch.setenv("TRIBUTARY_API_KEY", alice.key)  # e.g. a shared env file
+    with pytest.raises(ToolError, match="unauthorized"):
+        server._principal(None)
+    monkeypatch.setattr(server, "stdio_key", alice.key)  # what manage.py mcp sets
+    assert server._principal(None).agent_name == "alice"

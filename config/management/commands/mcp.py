@@ -19,7 +19,7 @@ class Command(BaseCommand):
         from accounts.services import api_key_authenticate
         from config.embedded import ensure_services
         from memory.embeddings import get_provider
-        from tribal_mcp.server import mcp
+        from tribal_mcp import server
 
         key = os.environ.get("TRIBUTARY_API_KEY", "").strip()
         if not key:
@@ -29,4 +29,5 @@ class Command(BaseCommand):
             if api_key_authenticate(key) is None:
                 raise CommandError("TRIBUTARY_API_KEY is not a valid, unrevoked key")
         get_provider()  # load the model now, not on the first recall
-        mcp.run("stdio")
+        server.stdio_key = key
+        server.mcp.run("stdio")
