@@ -4,11 +4,14 @@ admin and the dashboard; the choice lives in the session."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 from django.http import HttpRequest
 
+from accounts.principal import AgentPrincipal
 from accounts.tenancy import cross_tenant
+from config.errors import Forbidden
 
 SESSION_TENANT = "tributary_tenant"
 
@@ -69,3 +72,32 @@ def dashboard_tenant(request: HttpRequest) -> tuple[uuid.UUID, str] | None:
     tenants = dashboard_tenants(request)
     wanted = request.session.get(SESSION_TENANT)
     return next((t for t in tenants if t[1] == wanted), tenants[0] if tenants else None)
+
+
+def staff_agent_name(username: str) -> str:
+    """``staff:<username>``, within the agent name's 100 characters: a long
+    username keeps a digest of itself, so two never share an identity."""
+    name = f"staff:{username}"
+    if len(name) <= 100:
+        return name
+    return f"staff:{username[:80]}~{hashlib.sha256(username.encode()).hexdigest()[:12]}"
+
+
+def acting_principal(request: HttpRequest, tenant_id: uuid.UUID) -> AgentPrincipal:
+    """The curator agent ``staff:<username>`` of the tenant, created on first
+    use: admin actions go through the same services (and leave the same
+    events) as an agent's. An agent of that name that is not such a curator
+    (another role, or one with API keys) is never taken over."""
+    from accounts.models import Agent, Role, Tenant
+
+    tenant = Tenant.objects.get(id=tenant_id)
+    agent, _ = Agent.objects.get_or_create(
+        tenant=tenant, name=staff_agent_name(request.user.get_username()),
+        defaults={"role": Role.CURATOR},
+    )  # fmt: skip
+    if agent.role != Role.CURATOR or agent.api_keys.exists():
+        raise Forbidden(f"the agent name {agent.name!r} belongs to an API agent")
+    return AgentPrincipal(
+        tenant_id=tenant.id, tenant_slug=tenant.slug, region=tenant.region, agent_id=agent.id,
+        agent_name=agent.name, role=Role.CURATOR, key_id=uuid.UUID(int=0),
+    )  # fmt: skip

@@ -12,8 +12,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from accounts.principal import AgentPrincipal
-from accounts.staff import curated_tenant
-from curation.admin_base import CuratorAdmin, acting_principal, is_curator
+from accounts.staff import acting_principal, curated_tenant
+from curation.admin_base import CuratorAdmin, is_curator
 from curation.disputes import dispute_resolve
 from curation.models import (
     CuratorAction,

@@ -5,8 +5,6 @@ agent a staff user acts as."""
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -16,10 +14,9 @@ from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.models import Role, Tenant
 from accounts.principal import AgentPrincipal
-from accounts.staff import curated_tenant
-from config.errors import ApplicationError, Forbidden
+from accounts.staff import acting_principal, curated_tenant
+from config.errors import ApplicationError
 from curation.services import curator_action_record
 
 
@@ -33,35 +30,6 @@ class ReasonActionForm(ActionForm):
 def is_curator(request: HttpRequest) -> bool:
     user = request.user
     return bool(user.is_active and (user.is_superuser or curated_tenant(request) is not None))
-
-
-def staff_agent_name(username: str) -> str:
-    """``staff:<username>``, within the agent name's 100 characters: a long
-    username keeps a digest of itself, so two never share an identity."""
-    name = f"staff:{username}"
-    if len(name) <= 100:
-        return name
-    return f"staff:{username[:80]}~{hashlib.sha256(username.encode()).hexdigest()[:12]}"
-
-
-def acting_principal(request: HttpRequest, tenant_id: uuid.UUID) -> AgentPrincipal:
-    """The curator agent ``staff:<username>`` of the tenant, created on first
-    use: admin actions go through the same services (and leave the same
-    events) as an agent's. An agent of that name that is not such a curator
-    (another role, or one with API keys) is never taken over."""
-    from accounts.models import Agent
-
-    tenant = Tenant.objects.get(id=tenant_id)
-    agent, _ = Agent.objects.get_or_create(
-        tenant=tenant, name=staff_agent_name(request.user.get_username()),
-        defaults={"role": Role.CURATOR},
-    )  # fmt: skip
-    if agent.role != Role.CURATOR or agent.api_keys.exists():
-        raise Forbidden(f"the agent name {agent.name!r} belongs to an API agent")
-    return AgentPrincipal(
-        tenant_id=tenant.id, tenant_slug=tenant.slug, region=tenant.region, agent_id=agent.id,
-        agent_name=agent.name, role=Role.CURATOR, key_id=uuid.UUID(int=0),
-    )  # fmt: skip
 
 
 class CuratorAdmin(admin.ModelAdmin):

@@ -6,7 +6,6 @@ transaction (``join_apply_transactions``), as in the admin."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -19,12 +18,6 @@ from accounts.staff import dashboard_tenant, dashboard_tenants
 from accounts.tenancy import join_apply_transactions, tenant_context
 
 LOGIN_URL = "/dashboard/login/"
-
-
-class CuratorRequest(HttpRequest):
-    tenant_id: uuid.UUID
-    tenant_slug: str
-    tenant_slugs: list[str]
 
 
 def curator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

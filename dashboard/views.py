@@ -21,9 +21,8 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from accounts.models import Agent
-from accounts.staff import SESSION_TENANT, dashboard_tenants
+from accounts.staff import SESSION_TENANT, acting_principal, dashboard_tenants
 from config.errors import ApplicationError, NotFound
-from curation.admin_base import acting_principal
 from curation.disputes import dispute_resolve, disputes_list
 from curation.models import Dispute, Event, EventKind, Resolution
 from curation.selectors import journal_summary
