@@ -69,3 +69,60 @@ def machine() -> str:
     import platform
 
     return f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}"
+
+
+def cpu_snapshot() -> dict[object, tuple[str, float]]:
+    """CPU seconds (user + system) used so far by each process of this
+    machine, with its role: PostgreSQL, the Celery worker, the web server,
+    Redis, this benchmark, everything else; key "idle" is the machine's
+    idle time."""
+    import psutil
+
+    used: dict[object, tuple[str, float]] = {}
+    me = os.getpid()
+    for process in psutil.process_iter(["pid", "name", "cmdline", "cpu_times", "create_time"]):
+        info = process.info
+        if info["cpu_times"] is None:
+            continue
+        line = " ".join(info["cmdline"] or [info["name"] or ""])
+        if info["pid"] == me:
+            role = "benchmark clients"
+        elif "postgres" in line:
+            role = "postgres"
+        elif "celery" in line and "worker" in line:
+            role = "celery worker"
+        elif "celery" in line and "beat" in line:
+            role = "celery beat"
+        elif "uvicorn" in line or "manage.py up" in line:
+            role = "web"
+        elif "redis" in line:
+            role = "redis"
+        else:
+            role = "other"
+        used[(info["pid"], info["create_time"])] = (
+            role,
+            info["cpu_times"].user + info["cpu_times"].system,
+        )
+    used["idle"] = ("idle", psutil.cpu_times().idle)
+    return used
+
+
+def cpu_report(
+    before: dict[object, tuple[str, float]],
+    after: dict[object, tuple[str, float]],
+    wall: float,
+    units: int,
+) -> str:
+    """Where the CPU went between two snapshots (processes alive at the
+    second): per role, the share of the machine and milliseconds per unit
+    of work."""
+    cores = os.cpu_count() or 1
+    spent: dict[str, float] = {}
+    for key, (role, seconds) in after.items():
+        spent[role] = spent.get(role, 0.0) + seconds - before.get(key, (role, 0.0))[1]
+    return "\n".join(
+        f"  {role:<18} {100 * seconds / (wall * cores):5.1f} % of the machine, "
+        f"{1000 * seconds / units:6.1f} ms per unit"
+        for role, seconds in sorted(spent.items(), key=lambda item: -item[1])
+        if seconds > 0
+    )

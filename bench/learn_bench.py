@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _stack import ROOT, machine, percentile, run_in_stack
+from _stack import ROOT, cpu_report, cpu_snapshot, machine, percentile, run_in_stack
 
 SUBJECTS = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
             "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
@@ -116,6 +116,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
                     with lock:
                         accepted.append(time.perf_counter())
 
+        cpu_before = cpu_snapshot()
         started = time.perf_counter()
         threads = [threading.Thread(target=agent, args=(i,)) for i in range(args.agents)]
         for thread in threads:
@@ -130,6 +131,8 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
             if pending == 0:
                 break
             time.sleep(0.5)
+        cpu_after = cpu_snapshot()
+        cpu_wall = time.perf_counter() - started
         with tenant_context(tenant.id):
             rows = list(
                 LearnRequest.objects.values_list(
@@ -157,6 +160,8 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
         steps = ("embed", "candidates", "judge", "apply")
         means = {s: sum(r[5].get(s, 0.0) for r in rows) / len(rows) for s in steps}
         print("worker time per learn (mean ms): " + ", ".join(f"{s} {means[s]:.1f}" for s in steps))
+        print(f"CPU, first request to all applied ({cpu_wall:.0f} s; unit: one learn):")
+        print(cpu_report(cpu_before, cpu_after, cpu_wall, total))
         print(f"batch size: mean {sum(r[5].get('batch', 1) for r in rows) / len(rows):.1f}")
     finally:
         up.terminate()

@@ -152,6 +152,12 @@ if _pool_size:
         **_database["OPTIONS"],
         "pool": {"min_size": 1, "max_size": _pool_size, "timeout": 30},
     }
+TRIBUTARY_PREPARED_STATEMENTS = env_bool(
+    "TRIBUTARY_PREPARED_STATEMENTS",
+    True,
+    "Run the hot fixed-shape reads of recall as server-side prepared statements (planned once "
+    "per connection). Turn off behind a transaction-pooling PgBouncer older than 1.21.",
+)
 _database.update(
     {
         # Every request runs in one transaction: the tenant is set with
@@ -301,6 +307,26 @@ if TRIBUTARY_HNSW not in {"auto", "on", "off"}:
 TRIBUTARY_HNSW_EF_SEARCH = env_int(
     "TRIBUTARY_HNSW_EF_SEARCH", 100, "hnsw.ef_search for approximate recall.", minimum=10
 )
+TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS = env_int(
+    "TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS",
+    120,
+    "How often the beat task builds the HNSW index of each tenant past "
+    "TRIBUTARY_EXACT_SEARCH_MAX active lessons (and drops those of tenants below half of it).",
+    minimum=10,
+)
+TRIBUTARY_SEARCH_INDEX_BUILDS = env_int(
+    "TRIBUTARY_SEARCH_INDEX_BUILDS",
+    4,
+    "Tenant HNSW indexes one sync builds at most; the rest wait for the next run.",
+    minimum=1,
+)
+TRIBUTARY_HNSW_BUILD_MEMORY_MB = env_int(
+    "TRIBUTARY_HNSW_BUILD_MEMORY_MB",
+    512,
+    "maintenance_work_mem for building a tenant's HNSW index (a build that fits in it is "
+    "several times faster).",
+    minimum=64,
+)
 TRIBUTARY_LEARN_LEASE_SECONDS = env_int(
     "TRIBUTARY_LEARN_LEASE_SECONDS",
     120,
@@ -399,6 +425,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.tasks.requeue_stale_learn_requests_task",
         "schedule": 30.0,
     },
+    "search-indexes-sync": {"task": "memory.tasks.search_indexes_sync_task",
+                            "schedule": float(TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS)},
     "garden-expire": {"task": "curation.tasks.garden_task", "schedule": 300.0,
                       "args": ["expire"]},
     "garden-ceilings": {"task": "curation.tasks.garden_task", "schedule": 600.0,

@@ -7,10 +7,10 @@ per-tenant indexes.
 Search strategy, chosen per query (DESIGN §9): a tenant with at most
 ``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons in the searched kinds is
 searched exactly through the (tenant, kind, status) B-tree — exact, and
-milliseconds at that size; a larger one through the HNSW index with
-pgvector's relaxed iterative scan, falling back to exact if the index comes
-back short. Time travel is always exact (the HNSW index holds only active
-lessons).
+milliseconds at that size; a larger one through its own partial HNSW index
+(memory/hnsw.py) with pgvector's relaxed iterative scan, falling back to
+exact while the index is not built yet or if it comes back short. Time
+travel is always exact (the HNSW indexes hold only active lessons).
 """
 
 from __future__ import annotations
@@ -20,11 +20,14 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 
+from accounts.models import Agent
+from config.db.prepared import fetch_prepared
 from config.errors import NotFound
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
@@ -41,15 +44,19 @@ def _vector_literal(vector: Vector) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
-def active_count(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> int:
+def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
+    """(active lessons in ``kinds``, whether the tenant's HNSW index is
+    valid), in one round trip: the scope rows' counts and the catalog."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT coalesce(sum(active_count), 0) FROM memory_scope "
-            "WHERE tenant_id = %s AND kind = ANY(%s)",
-            [tenant_id, list(kinds)],
+            "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
+            "                 WHERE tenant_id = %s AND kind = ANY(%s)), 0), "
+            "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
+            "                 WHERE indexrelid = to_regclass(%s)), false)",
+            [tenant_id, list(kinds), hnsw.index_name(tenant_id)],
         )
         row = cursor.fetchone()
-    return int(row[0]) if row else 0
+    return (int(row[0]), bool(row[1])) if row else (0, False)
 
 
 # A lesson past its expiry is not recalled even before the gardener takes it
@@ -91,29 +98,40 @@ def _exact_neighbours(
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
+def approximate_query(
+    tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int
+) -> tuple[str, dict[str, Any]]:
+    """The HNSW search: its tenant id is bound on the client (inlined), so
+    the planner can prove the tenant's partial index applies."""
+    # relaxed_order may return neighbours slightly out of order: re-sort.
+    sql = f"""
+        WITH near AS MATERIALIZED (
+            SELECT id, embedding <=> %(q)s::halfvec AS distance
+            FROM memory_lesson
+            WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
+              AND {NOT_EXPIRED}
+            ORDER BY embedding <=> %(q)s::halfvec
+            LIMIT %(limit)s
+        )
+        SELECT id, distance FROM near ORDER BY distance
+    """  # noqa: S608 (NOT_EXPIRED is a constant)
+    params = {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
+              "limit": limit}  # fmt: skip
+    return sql, params
+
+
 def _approximate_neighbours(
     tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int
 ) -> list[tuple[uuid.UUID, float]]:
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}")
-        cursor.execute("SET LOCAL hnsw.max_scan_tuples = 40000")
-        # relaxed_order may return neighbours slightly out of order: re-sort.
+    # No savepoint: the settings may stay for the rest of the caller's
+    # transaction (they only concern HNSW scans, and every one wants them).
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(
-            f"""
-            WITH near AS MATERIALIZED (
-                SELECT id, embedding <=> %(q)s::halfvec AS distance
-                FROM memory_lesson
-                WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
-                  AND {NOT_EXPIRED}
-                ORDER BY embedding <=> %(q)s::halfvec
-                LIMIT %(limit)s
-            )
-            SELECT id, distance FROM near ORDER BY distance
-            """,  # noqa: S608 (NOT_EXPIRED is a constant)
-            {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
-             "limit": limit},
-        )  # fmt: skip
+            "SET LOCAL hnsw.iterative_scan = relaxed_order; "
+            f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}; "
+            "SET LOCAL hnsw.max_scan_tuples = 40000"
+        )
+        cursor.execute(*approximate_query(tenant_id, kinds, vector, limit))
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
@@ -129,8 +147,8 @@ def nearest_lessons(
     ``limit`` when that many exist."""
     if as_of is not None:
         return _exact_neighbours(tenant_id, kinds, vector, limit, as_of)
-    size = active_count(tenant_id=tenant_id, kinds=kinds)
-    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not hnsw.index_exists():
+    size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
+    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
         return _exact_neighbours(tenant_id, kinds, vector, limit, None)
     found = _approximate_neighbours(tenant_id, kinds, vector, limit)
     if len(found) < min(limit, size):
@@ -178,8 +196,8 @@ def lesson_candidates_many(
     is searched for the whole batch in one statement."""
     if not vectors:
         return []
-    size = active_count(tenant_id=tenant_id, kinds=[kind])
-    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not hnsw.index_exists():
+    size, indexed = search_plan(tenant_id=tenant_id, kinds=[kind])
+    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
         nears = _exact_neighbours_many(tenant_id, kind, vectors, limit) if size else []
         nears = nears or [[] for _ in vectors]
     else:
@@ -243,55 +261,84 @@ def _text_matches(
         return []
     window, params = _window(as_of)
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
-    args = {"tenant": tenant_id, "kinds": list(kinds), "cap": TERM_DF_CAP, **params}
-    with connection.cursor() as cursor:
-        # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
-        # keep only the compound ones.
-        cursor.execute(
-            "SELECT tsvector_to_array(to_tsvector('english'::regconfig, t)) "
-            "FROM unnest(%s::text[]) t",
-            [terms],
+    # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
+    # keep only the compound ones.
+    lexemes: list[str] = []
+    for (parts,) in fetch_prepared(_LEXEMES_SQL, {"terms": terms}):
+        compound = [p for p in parts if not p.isalpha()]
+        lexemes.extend(compound or parts)
+    if not lexemes:
+        return []
+    rows = fetch_prepared(
+        _TEXT_SQL.format(base=base.replace("tenant_id", "m.tenant_id")),
+        {"tenant": tenant_id, "kinds": list(kinds), "cap": float(TERM_DF_CAP), **params,
+         "lexemes": sorted(set(lexemes)), "limit": limit, "scan_cap": TERM_SCAN_CAP},
+    )  # fmt: skip
+    return [(row[0], float(row[1])) for row in rows]
+
+
+_LEXEMES_SQL = (
+    "SELECT tsvector_to_array(to_tsvector('english'::regconfig, t)) "
+    "FROM unnest(%(terms)s::text[]) t"
+)
+# The lessons holding each lexeme, from the term table's (tenant, lexeme)
+# B-tree: row-level security keeps the planner off the GIN index (@@ is not
+# leakproof), not off an equality. A lexeme in TERM_SCAN_CAP lessons of the
+# tenant or more is too common to help and is not followed.
+_TEXT_SQL = """
+WITH terms(lex) AS (SELECT DISTINCT unnest(%(lexemes)s::text[])),
+usable AS (
+    SELECT lex FROM terms
+    WHERE (SELECT count(*) FROM (
+              SELECT 1 FROM memory_lessonterm t
+              WHERE t.tenant_id = %(tenant)s AND t.lexeme = terms.lex
+              LIMIT %(scan_cap)s) c) < %(scan_cap)s
+),
+hits AS (
+    SELECT m.id, u.lex
+    FROM usable u
+    JOIN memory_lessonterm t ON t.tenant_id = %(tenant)s AND t.lexeme = u.lex
+    JOIN memory_lesson m ON m.id = t.lesson_id
+    WHERE {base}
+),
+frequency AS (SELECT lex, count(*) AS df FROM hits GROUP BY lex)
+SELECT h.id, sum(ln(1 + %(cap)s::float8 / f.df)) AS score
+FROM hits h JOIN frequency f USING (lex)
+WHERE f.df < %(cap)s
+GROUP BY h.id
+ORDER BY score DESC, h.id
+LIMIT %(limit)s
+"""
+
+
+@cache
+def _load_columns() -> tuple[list[str], list[str], str]:
+    lessons = [f for f in Lesson._meta.concrete_fields if f.name != "embedding"]
+    agents = list(Agent._meta.concrete_fields)
+    columns = ", ".join([f'l."{f.column}"' for f in lessons] + [f'a."{f.column}"' for f in agents])
+    sql = (
+        f"SELECT {columns} FROM {Lesson._meta.db_table} l "  # noqa: S608 (model metadata)
+        f"JOIN {Agent._meta.db_table} a ON a.id = l.author_id WHERE l.id = ANY(%(ids)s)"
+    )
+    return [f.attname for f in lessons], [f.attname for f in agents], sql
+
+
+def lessons_with_authors(ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Lesson]:
+    """The lessons (their embeddings deferred) with their authors, in one
+    prepared statement: what ``select_related("author").in_bulk`` gives, a
+    millisecond or so cheaper on the recall path."""
+    if not ids:
+        return {}
+    lesson_fields, agent_fields, sql = _load_columns()
+    split = len(lesson_fields)
+    found: dict[uuid.UUID, Lesson] = {}
+    for row in fetch_prepared(sql, {"ids": list(ids)}):
+        lesson = Lesson.from_db(connection.alias, lesson_fields, row[:split])
+        Lesson.author.field.set_cached_value(
+            lesson, Agent.from_db(connection.alias, agent_fields, row[split:])
         )
-        lexemes: list[str] = []
-        for (parts,) in cursor.fetchall():
-            compound = [p for p in parts if not p.isalpha()]
-            lexemes.extend(compound or parts)
-        lexemes = sorted(set(lexemes))
-        if not lexemes:
-            return []
-        # The lessons holding each lexeme, from the term table's (tenant,
-        # lexeme) B-tree: row-level security keeps the planner off the GIN
-        # index (@@ is not leakproof), not off an equality. A lexeme in
-        # TERM_SCAN_CAP lessons of the tenant or more is too common to help
-        # and is not followed.
-        cursor.execute(
-            f"""
-            WITH terms(lex) AS (SELECT DISTINCT unnest(%(lexemes)s::text[])),
-            usable AS (
-                SELECT lex FROM terms
-                WHERE (SELECT count(*) FROM (
-                          SELECT 1 FROM memory_lessonterm t
-                          WHERE t.tenant_id = %(tenant)s AND t.lexeme = terms.lex
-                          LIMIT %(scan_cap)s) c) < %(scan_cap)s
-            ),
-            hits AS (
-                SELECT m.id, u.lex
-                FROM usable u
-                JOIN memory_lessonterm t ON t.tenant_id = %(tenant)s AND t.lexeme = u.lex
-                JOIN memory_lesson m ON m.id = t.lesson_id
-                WHERE {base.replace("tenant_id", "m.tenant_id")}
-            ),
-            frequency AS (SELECT lex, count(*) AS df FROM hits GROUP BY lex)
-            SELECT h.id, sum(ln(1 + %(cap)s::float8 / f.df)) AS score
-            FROM hits h JOIN frequency f USING (lex)
-            WHERE f.df < %(cap)s
-            GROUP BY h.id
-            ORDER BY score DESC, h.id
-            LIMIT %(limit)s
-            """,  # noqa: S608 (base is built from constants)
-            {**args, "lexemes": lexemes, "limit": limit, "scan_cap": TERM_SCAN_CAP},
-        )
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+        found[lesson.id] = lesson
+    return found
 
 
 @dataclass(frozen=True)
@@ -349,7 +396,7 @@ def lesson_recall(
     top = ordered[:k]
     if not min_independent_sources:
         summaries = provenance_summaries(top)
-    lessons = Lesson.objects.select_related("author").in_bulk(top)
+    lessons = lessons_with_authors(top)
     return [
         RecallHit(
             lesson=lessons[i],

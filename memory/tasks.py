@@ -6,6 +6,7 @@ import uuid
 
 from celery import shared_task
 
+from memory.hnsw import search_indexes_sync
 from memory.services.learn import learn_request_process, requeue_stale_learn_requests
 from memory.services.lessons import lessons_mark_recalled
 
@@ -24,6 +25,11 @@ def process_learn_request(request_id: str, tenant_id: str) -> int:
 @shared_task
 def requeue_stale_learn_requests_task() -> int:
     return requeue_stale_learn_requests()
+
+
+@shared_task
+def search_indexes_sync_task() -> str:
+    return str(search_indexes_sync())
 
 
 @shared_task(ignore_result=True)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+
+from config.db.prepared import fetch_prepared
 
 
 @dataclass(frozen=True)
@@ -127,9 +128,8 @@ def provenance_summaries(
         if strong_contradiction is None
         else strong_contradiction
     )
-    with connection.cursor() as cursor:
-        cursor.execute(_SUMMARY_SQL, {"ids": list(lesson_ids), "strong": strong})
-        rows = cursor.fetchall()
+    ids = [i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in lesson_ids]
+    rows = fetch_prepared(_SUMMARY_SQL, {"ids": ids, "strong": float(strong)})
     return {
         row[0]: ProvenanceSummary(
             supporting_beliefs=row[1],

@@ -16,6 +16,13 @@ from django.db.backends.postgresql import base
 class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
+        # Django turns psycopg's prepared statements off (for poolers); ours
+        # are explicit only (config.db.prepared): its client-side binding
+        # cursors never prepare, so no threshold is ever reached.
+        from django.conf import settings
+
+        if settings.TRIBUTARY_PREPARED_STATEMENTS and params.get("prepare_threshold") is None:
+            params["prepare_threshold"] = 2**31 - 1
         if self.settings_dict.get("TRIBUTARY_EMBEDDED"):
             from config.embedded import ensure_postgres
 

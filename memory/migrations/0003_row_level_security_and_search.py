@@ -4,12 +4,22 @@ from accounts.rls import EnableTenantRLS, SameTenantForeignKey
 from memory import hnsw
 
 
+# The one HNSW index over every tenant's lessons that this migration made;
+# 0013 replaced it with one partial index per large tenant (memory/hnsw.py).
+SHARED_INDEX_SQL = (
+    "CREATE INDEX IF NOT EXISTS lesson_embedding_hnsw ON memory_lesson "
+    "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64) "
+    "WHERE status = 'active'"
+)
+
+
 def create_hnsw(apps, schema_editor):
-    hnsw.create_index_if_wanted(schema_editor)
+    if hnsw.hnsw_wanted()[0]:
+        schema_editor.execute(SHARED_INDEX_SQL)
 
 
 def drop_hnsw(apps, schema_editor):
-    schema_editor.execute(hnsw.DROP_SQL)
+    schema_editor.execute("DROP INDEX IF EXISTS lesson_embedding_hnsw")
 
 
 class Migration(migrations.Migration):

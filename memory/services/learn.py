@@ -42,6 +42,7 @@ from django.utils import timezone
 from accounts.models import Agent, Role, Tenant
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
+from config.db.advisory import advisory_try_lock, advisory_unlock
 from curation.models import Dispute, Event, EventKind
 from curation.policies import kind_policies
 from curation.services import event_build
@@ -309,12 +310,12 @@ def learn_request_process(
     _unmark_queued(tenant_id)
     key = _flight_key(tenant_id)
     applied = 0
-    while _advisory(f"pg_try_advisory_lock({key})"):
+    while advisory_try_lock(key):
         try:
             while (done := _process_batch(tenant_id, request_id, judge, provider)) is not None:
                 applied += done
         finally:
-            _advisory(f"pg_advisory_unlock({key})")
+            advisory_unlock(key)
         # A request whose task found the lock taken just before we let go
         # would wait for the periodic re-enqueue: look once more.
         with tenant_context(tenant_id):
@@ -326,13 +327,6 @@ def learn_request_process(
 def _flight_key(tenant_id: uuid.UUID) -> int:
     # A signed 64-bit advisory-lock key per tenant ("learn" namespace).
     return int.from_bytes(uuid.uuid5(tenant_id, "learn").bytes[:8], "big", signed=True)
-
-
-def _advisory(call: str) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {call}")
-        row = cursor.fetchone()
-    return bool(row and row[0])
 
 
 def _pending(tenant_id: uuid.UUID) -> QuerySet[LearnRequest]:

@@ -195,3 +195,45 @@ def test_a_forged_setting_from_a_plain_connection_sees_nothing_without_a_tenant(
             for table in ("accounts_apikey", "accounts_agent", "accounts_tenant")
         }
     assert counts == {"accounts_apikey": (1,), "accounts_agent": (0,), "accounts_tenant": (0,)}
+
+
+def test_a_prepared_statement_planned_in_one_tenant_sees_only_the_next_tenants_rows():
+    """The recall path's prepared statements (config.db.prepared) keep a
+    generic plan per connection, across tenants: the tenant policy is
+    evaluated at execution, so a plan made for A never shows A to B."""
+    from config.db.prepared import fetch_prepared
+
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    sql = "SELECT name FROM accounts_agent WHERE role = ANY(%(roles)s) ORDER BY name"
+    roles = {"roles": [r.value for r in Role]}
+    for _ in range(8):  # past PostgreSQL's five custom plans, onto the cached generic one
+        with tenant_context(a.agent.tenant_id):
+            assert fetch_prepared(sql, roles) == [("alice",)]
+        with tenant_context(b.agent.tenant_id):
+            assert fetch_prepared(sql, roles) == [("bob",)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE 'SELECT name FROM accounts_agent%%'"
+        )
+        [(generic, custom)] = cursor.fetchall()
+    assert generic > 0 and custom >= 5  # the later calls ran the cached generic plan
+    assert current_tenant_id() is None
+    assert fetch_prepared(sql, roles) == []  # no tenant: no rows
+
+
+def test_without_prepared_statements_the_same_reads_go_through_djangos_cursor(settings):
+    from config.db.prepared import fetch_prepared
+
+    settings.TRIBUTARY_PREPARED_STATEMENTS = False
+    a = make_caller("tenant-a", "alice")
+    with tenant_context(a.agent.tenant_id):
+        rows = fetch_prepared("SELECT name FROM accounts_agent WHERE name = %(n)s", {"n": "alice"})
+    assert rows == [("alice",)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements "
+            "WHERE statement LIKE '%%accounts_agent WHERE name =%%'"
+        )
+        assert cursor.fetchone()[0] == 0

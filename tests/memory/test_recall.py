@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
@@ -13,7 +15,13 @@ from accounts.tenancy import tenant_context
 from memory import hnsw
 from memory.embeddings import embed, lesson_text
 from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
-from memory.selectors import lesson_recall, nearest_lessons
+from memory.selectors import (
+    _exact_neighbours,
+    approximate_query,
+    lesson_recall,
+    nearest_lessons,
+    search_plan,
+)
 from memory.services.lessons import lessons_mark_recalled
 from tests.conftest import Caller, learn_now, make_caller
 
@@ -131,18 +139,119 @@ def test_a_small_tenant_next_to_a_large_one_gets_k_results_from_exact_search(set
     assert all(text.startswith("Deploy note") for text in _recall(big, QUERY, k=5))
 
 
-@pytest.mark.skipif(
+needs_hnsw = pytest.mark.skipif(
     not hnsw.hnsw_wanted()[0],
     reason="NOT TESTED HERE: " + hnsw.hnsw_wanted()[1] + " (memory/hnsw.py)",
 )
-def test_a_small_tenant_sharing_the_hnsw_index_with_a_large_one_gets_k_results(settings):
-    _, small = _big_and_small()
-    settings.TRIBUTARY_EXACT_SEARCH_MAX = 0  # force the HNSW path for everyone
-    assert hnsw.index_exists()
+
+
+def _plan(caller: Caller) -> tuple[int, bool]:
+    with tenant_context(caller.agent.tenant_id):
+        return search_plan(tenant_id=caller.agent.tenant_id, kinds=["lesson"])
+
+
+def _nearest(caller: Caller, query: str, limit: int, exact: bool = False) -> list[uuid.UUID]:
+    tenant = caller.agent.tenant_id
+    [vector] = embed([query])
+    with tenant_context(tenant):
+        if exact:
+            found = _exact_neighbours(tenant, ["lesson"], vector, limit, None)
+        else:
+            found = nearest_lessons(tenant_id=tenant, kinds=["lesson"], vector=vector, limit=limit)
+    return [lesson_id for lesson_id, _ in found]
+
+
+@needs_hnsw
+def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it_k_results(
+    settings,
+):
+    big, small = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    name = hnsw.index_name(big.agent.tenant_id)
+    # Past the threshold, before the sync: exact search, never short.
+    assert _plan(big) == (2500, False)
+    assert len(_recall(big, QUERY, k=5)) == 5
+
+    out = StringIO()
+    call_command("search_indexes", stdout=out)
+    assert "built 1, dropped 0" in out.getvalue() and f"{name}" in out.getvalue()
+    assert hnsw.tenant_indexes() == {name: True}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [name])
+        definition = cursor.fetchone()[0]
+    assert f"tenant_id = '{big.agent.tenant_id}'::uuid" in definition
+    assert "status)::text = 'active'" in definition and "USING hnsw" in definition
+    assert _plan(big) == (2500, True)
+    assert _plan(small) == (6, False)
+
+    # The large tenant's search walks its own index, and agrees with exact.
+    [vector] = embed([QUERY])
+    with tenant_context(big.agent.tenant_id), connection.cursor() as cursor:
+        sql, params = approximate_query(big.agent.tenant_id, ["lesson"], vector, 10)
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = " ".join(row[0] for row in cursor.fetchall())
+    assert f"Index Scan using {name}" in plan
+    approximate = _nearest(big, QUERY, 10)
+    truth = _nearest(big, QUERY, 10, exact=True)
+    assert len(approximate) == 10 and len(set(approximate) & set(truth)) >= 9
+    # The small tenant is searched exactly, and gets k results of its own.
     found = _recall(small, QUERY, k=5)
     assert len(found) == 5 and set(found) <= set(CORPUS[:6])
-    settings.TRIBUTARY_EXACT_SEARCH_MAX = 10000  # exact gives the same answer set
-    assert set(_recall(small, QUERY, k=5)) == set(found)
+
+    # A second sync has nothing to do; a tenant below half the threshold
+    # loses its index.
+    assert str(hnsw.search_indexes_sync()) == (
+        "search indexes: built 0, dropped 0, left for the next run 0"
+    )
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 6000
+    assert hnsw.search_indexes_sync().dropped == [name]
+    assert hnsw.tenant_indexes() == {}
+    assert len(_recall(big, QUERY, k=5)) == 5
+
+
+@needs_hnsw
+def test_an_index_a_failed_build_left_invalid_is_not_used_and_is_rebuilt(settings, superuser_sql):
+    big, _ = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    name = hnsw.index_name(big.agent.tenant_id)
+    assert hnsw.search_indexes_sync().built == [name]
+    superuser_sql.execute(
+        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass", [name]
+    )
+    assert hnsw.tenant_indexes() == {name: False}
+    assert _plan(big) == (2500, False)  # searched exactly meanwhile
+    assert len(_nearest(big, QUERY, 10)) == 10
+    report = hnsw.search_indexes_sync()
+    assert report.dropped == [name] and report.built == [name]
+    assert hnsw.tenant_indexes() == {name: True}
+
+
+@needs_hnsw
+def test_a_sync_builds_at_most_its_share_and_hnsw_off_drops_every_tenant_index(settings):
+    big, small = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 5  # both past it now
+    report = hnsw.search_indexes_sync(max_builds=1)
+    # The largest first; the other waits for the next run.
+    assert report.built == [hnsw.index_name(big.agent.tenant_id)]
+    assert report.waiting == [hnsw.index_name(small.agent.tenant_id)]
+    assert hnsw.search_indexes_sync(max_builds=1).built == [hnsw.index_name(small.agent.tenant_id)]
+    assert len(hnsw.tenant_indexes()) == 2
+    built = sorted(hnsw.tenant_indexes())
+    settings.TRIBUTARY_HNSW = "off"
+    assert sorted(hnsw.search_indexes_sync().dropped) == built
+    assert hnsw.tenant_indexes() == {}
+    assert len(_recall(small, QUERY, k=5)) == 5 and len(_recall(big, QUERY, k=5)) == 5
+
+
+def test_where_hnsw_cannot_run_a_large_tenant_gets_no_index_and_exact_answers(settings):
+    big, _ = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    settings.TRIBUTARY_HNSW = "off"
+    report = hnsw.search_indexes_sync()
+    assert report.built == [] and report.skipped == "TRIBUTARY_HNSW=off"
+    assert hnsw.tenant_indexes() == {}
+    assert _plan(big) == (2500, False)
+    assert _nearest(big, QUERY, 10) == _nearest(big, QUERY, 10, exact=True)
 
 
 def test_recall_filters_by_kind():

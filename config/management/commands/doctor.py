@@ -93,7 +93,9 @@ class Command(BaseCommand):
         from memory.hnsw import hnsw_wanted
 
         wanted, why = hnsw_wanted()
-        self.stdout.write(f"  HNSW index   {'yes' if wanted else 'no'}: {why}")
+        self.stdout.write(
+            f"  HNSW         {'per large tenant' if wanted else 'no (recall is exact)'}: {why}"
+        )
         model = default_model_path()
         self.stdout.write(f"  embeddings   {model}")
         if not os.path.isdir(model):
