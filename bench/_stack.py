@@ -85,6 +85,12 @@ def cpu_snapshot() -> dict[object, tuple[str, float]]:
         if info["cpu_times"] is None:
             continue
         line = " ".join(info["cmdline"] or [info["name"] or ""])
+        if "multiprocessing" in line:  # a spawned child (uvicorn's workers): its parent's role
+            try:
+                parent = process.parent()
+                line = " ".join(parent.cmdline()) if parent else line
+            except psutil.Error:
+                pass
         if info["pid"] == me:
             role = "benchmark clients"
         elif "postgres" in line:

@@ -26,6 +26,7 @@ import json
 import logging
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import Enum
@@ -35,7 +36,7 @@ from typing import Any
 import numpy as np
 import redis
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -312,8 +313,7 @@ def learn_request_process(
     applied = 0
     while advisory_try_lock(key):
         try:
-            while (done := _process_batch(tenant_id, request_id, judge, provider)) is not None:
-                applied += done
+            applied += _drain(tenant_id, request_id, judge, provider)
         finally:
             advisory_unlock(key)
         # A request whose task found the lock taken just before we let go
@@ -337,13 +337,21 @@ def _pending(tenant_id: uuid.UUID) -> QuerySet[LearnRequest]:
     )
 
 
-def _process_batch(
-    tenant_id: uuid.UUID,
-    request_id: uuid.UUID,
-    judge: Judge | None,
-    provider: EmbeddingProvider | None,
-) -> int | None:
-    """Claim, embed and apply one batch; None when there was nothing to claim."""
+@dataclass
+class _Prepared:
+    """A claimed batch, screened and embedded: the work that needs no
+    candidate read, so it can run ahead of the batch before it."""
+
+    claimed: list[LearnRequest]
+    screenings: dict[uuid.UUID, Screening]
+    vectors: dict[uuid.UUID, Vector]
+    embed_ms: float
+
+
+def _prepare_batch(
+    tenant_id: uuid.UUID, request_id: uuid.UUID, provider: EmbeddingProvider | None
+) -> _Prepared | None:
+    """Claim, screen and embed one batch; None when there was nothing to claim."""
     claimed = _claim(tenant_id, request_id)
     if not claimed:
         return None
@@ -358,24 +366,85 @@ def _process_batch(
     except Exception:
         # Nothing is written: give the batch back so another attempt (this
         # task's retry, or the periodic re-enqueue) can take it at once.
-        with tenant_context(tenant_id):
-            LearnRequest.objects.filter(id__in=[r.id for r in claimed]).update(lease_until=None)
+        _release(tenant_id, claimed)
         raise
-    progress = _BatchProgress(
-        embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2)
+    return _Prepared(
+        claimed=claimed,
+        screenings=screenings,
+        vectors={r.id: v for r, v in zip(clean, vectors, strict=True)},
+        embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2),
     )
+
+
+def _release(tenant_id: uuid.UUID, claimed: list[LearnRequest]) -> None:
+    with tenant_context(tenant_id):
+        LearnRequest.objects.filter(id__in=[r.id for r in claimed]).update(lease_until=None)
+
+
+def _process_batch(
+    tenant_id: uuid.UUID,
+    request_id: uuid.UUID,
+    judge: Judge | None,
+    provider: EmbeddingProvider | None,
+) -> int | None:
+    """Claim, embed and apply one batch; None when there was nothing to claim."""
+    prepared = _prepare_batch(tenant_id, request_id, provider)
+    return None if prepared is None else _apply_batch(tenant_id, prepared, judge)
+
+
+def _drain(
+    tenant_id: uuid.UUID,
+    request_id: uuid.UUID,
+    judge: Judge | None,
+    provider: EmbeddingProvider | None,
+) -> int:
+    """Apply the tenant's pending requests batch after batch, while a helper
+    thread claims and embeds the next batch. Embedding is most of a learn's
+    CPU and the model releases the GIL, so it overlaps the candidate read,
+    the judge and the apply of the batch before (which stay in order: a
+    batch is judged only after the one before it committed). Returns how
+    many requests were applied."""
+    applied = 0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="learn-embed") as helper:
+        upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
+        try:
+            while (prepared := upcoming.result()) is not None:
+                upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
+                applied += _apply_batch(tenant_id, prepared, judge)
+        except BaseException:
+            # Leave nothing leased: a batch claimed ahead goes back at once.
+            with contextlib.suppress(Exception):
+                ahead = upcoming.result()
+                if ahead is not None:
+                    _release(tenant_id, ahead.claimed)
+            raise
+    return applied
+
+
+def _prepare_in_thread(
+    tenant_id: uuid.UUID, request_id: uuid.UUID, provider: EmbeddingProvider | None
+) -> _Prepared | None:
+    try:
+        return _prepare_batch(tenant_id, request_id, provider)
+    finally:
+        connections.close_all()  # this thread's connection, back to the pool
+
+
+def _apply_batch(tenant_id: uuid.UUID, prepared: _Prepared, judge: Judge | None) -> int:
+    """Judge and apply a prepared batch. Returns how many requests it applied."""
+    claimed = prepared.claimed
+    progress = _BatchProgress(embed_ms=prepared.embed_ms)
     with tenant_context(tenant_id):
         authors = Agent.objects.in_bulk({r.agent_id for r in claimed})
         if judge is None:
             config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True)
             judge = judge_for(config.first() or {})
-    vector_of = {r.id: v for r, v in zip(clean, vectors, strict=True)}
     items = [
         _Item(
             request=r,
-            vector=vector_of.get(r.id),
+            vector=prepared.vectors.get(r.id),
             author=authors[r.agent_id],
-            screening=screenings[r.id],
+            screening=prepared.screenings[r.id],
         )
         for r in claimed
     ]
