@@ -103,3 +103,50 @@ def test_openapi_schema_and_docs_are_served_without_a_cdn(http):
     assert docs.status_code == 200
     assert b"cdn.jsdelivr" not in docs.content
     assert b"swagger-ui" in docs.content
+
+
+def test_under_asgi_no_middleware_forces_a_thread_hop(settings):
+    """A sync-only middleware makes Django's ASGI handler hop to a thread and
+    back around it on every request; every one of ours runs in both modes."""
+    from django.utils.module_loading import import_string
+
+    sync_only = [
+        path
+        for path in settings.MIDDLEWARE
+        if not getattr(import_string(path), "async_capable", False)
+    ]
+    assert sync_only == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_through_the_asgi_app_static_files_size_limits_and_the_api_answer(settings):
+    """The chain in async mode: WhiteNoise still serves the static files,
+    the size limit still refuses first, and other requests pass through."""
+    import asyncio
+
+    from django.core.asgi import get_asgi_application
+
+    caller = make_caller("acme", "alice")
+    app = get_asgi_application()
+
+    async def calls() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return [
+                await client.get("/static/dashboard/dashboard.js"),
+                await client.get("/static/dashboard/no-such-file.js"),
+                await client.post(
+                    "/api/v1/whoami",
+                    content=b"{" + b" " * (settings.TRIBUTARY_MAX_BODY_BYTES + 1) + b"}",
+                    headers={**caller.headers, "Content-Type": "application/json"},
+                ),
+                await client.get("/api/v1/whoami", headers=caller.headers),
+            ]
+
+    static, missing, oversized, whoami = asyncio.run(calls())
+    assert static.status_code == 200 and "javascript" in static.headers["content-type"]
+    assert "htmx" in static.text or "function" in static.text
+    assert missing.status_code == 404
+    assert oversized.status_code == 413
+    assert oversized.json()["error"]["code"] == "payload_too_large"
+    assert whoami.status_code == 200 and whoami.json()["agent"] == "alice"
