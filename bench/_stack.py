@@ -74,8 +74,9 @@ def machine() -> str:
 def cpu_snapshot() -> dict[object, tuple[str, float]]:
     """CPU seconds (user + system) used so far by each process of this
     machine, with its role: PostgreSQL, the Celery worker, the web server,
-    Redis, this benchmark, everything else; key "idle" is the machine's
-    idle time."""
+    Redis, this benchmark, everything else. Keys "idle", "iowait", "steal" and
+    "busy" are the machine's own counts (busy: every process, exited ones
+    too, and the kernel)."""
     import psutil
 
     used: dict[object, tuple[str, float]] = {}
@@ -109,7 +110,15 @@ def cpu_snapshot() -> dict[object, tuple[str, float]]:
             role,
             info["cpu_times"].user + info["cpu_times"].system,
         )
-    used["idle"] = ("idle", psutil.cpu_times().idle)
+    machine = psutil.cpu_times()
+    used["idle"] = ("idle", machine.idle)
+    used["iowait"] = ("iowait (idle, waiting for the disk)", getattr(machine, "iowait", 0.0))
+    used["steal"] = ("steal (taken by the hypervisor)", getattr(machine, "steal", 0.0))
+    used["busy"] = (
+        "busy, by the kernel's count",
+        machine.user + machine.nice + machine.system
+        + getattr(machine, "irq", 0.0) + getattr(machine, "softirq", 0.0),
+    )  # fmt: skip
     return used
 
 
