@@ -232,7 +232,7 @@ class _Plan:
     seen_versions: dict[int, int | None]  # scope id → version read (None: not checked)
     scope_of_kind: dict[str, int]
     new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
-    new_vectors: dict[uuid.UUID, Vector] = field(default_factory=dict)
+    new_units: dict[uuid.UUID, np.ndarray] = field(default_factory=dict)  # unit vectors
     reinforce: dict[uuid.UUID, int] = field(default_factory=dict)  # existing lesson → times
     supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)  # existing → successor
     out_of_use: set[uuid.UUID] = field(default_factory=set)  # superseded within the batch
@@ -638,6 +638,12 @@ def _vector(item: _Item) -> Vector:
     return item.vector
 
 
+def _unit(vector: Vector) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else array
+
+
 def _quarantine(plan: _Plan, item: _Item, screening: Screening) -> None:
     """Stored for audit, with no embedding: never a candidate, never
     recalled, never shown to a judge."""
@@ -671,18 +677,21 @@ def _batch_candidates(
     candidates = [
         c for c, _ in stored if c.id not in plan.supersede and c.id not in plan.out_of_use
     ]
-    mine = np.asarray(_vector(item), dtype=np.float32)
-    for lesson_id, lesson in plan.new.items():
-        if lesson.status != LessonStatus.ACTIVE or lesson.kind != item.request.kind:
-            continue
-        theirs = np.asarray(plan.new_vectors[lesson_id], dtype=np.float32)
-        similarity = float(mine @ theirs / (np.linalg.norm(mine) * np.linalg.norm(theirs) or 1.0))
-        candidates.append(
+    mine = _unit(_vector(item))
+    ids = [
+        lesson_id
+        for lesson_id, lesson in plan.new.items()
+        if lesson.status == LessonStatus.ACTIVE and lesson.kind == item.request.kind
+    ]
+    if ids:  # cosine similarity to each, in one product
+        similarities = np.stack([plan.new_units[i] for i in ids]) @ mine
+        candidates += [
             Candidate(
-                id=lesson_id, content=lesson.content, situation=lesson.situation,
-                similarity=similarity,
+                id=lesson_id, content=plan.new[lesson_id].content,
+                situation=plan.new[lesson_id].situation, similarity=float(similarity),
             )
-        )  # fmt: skip
+            for lesson_id, similarity in zip(ids, similarities, strict=True)
+        ]  # fmt: skip
     candidates.sort(key=lambda c: -c.similarity)
     return candidates[:CANDIDATES]
 
@@ -720,7 +729,7 @@ def _decide(
             )
             plan.judged_at_insert.add(lesson.id)
         plan.new[lesson.id] = lesson
-        plan.new_vectors[lesson.id] = _vector(item)
+        plan.new_units[lesson.id] = _unit(_vector(item))
         return lesson.id
 
     def edge(kind: EdgeKind, lesson_id: uuid.UUID) -> None:
