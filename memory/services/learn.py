@@ -6,10 +6,11 @@
 2. ``learn_request_process`` (the worker; by default the only one working
    on this tenant, under an advisory lock — "single flight"): claim a batch
    of the tenant's pending requests (SKIP LOCKED, then a lease), embed them in one
-   batch, then for each: read candidates and run the judge **outside any
-   transaction**, and apply the verdict in one short snapshot-isolated
-   transaction that reads only the scope's version row and rows by primary
-   key, and always writes the version row. If the version moved since the
+   batch (a helper thread claims and embeds the next batch meanwhile), then
+   for each: read candidates and run the judge **outside any transaction**,
+   and apply the verdict in one short snapshot-isolated transaction that
+   reads only the scope's version row and rows by primary key, and always
+   writes the version row. If the version moved since the
    candidate read, back to the candidate read and the judge (bounded; after
    the bound, insert as novel). 40001/40P01 → retry with jittered backoff.
 

@@ -409,3 +409,57 @@ def test_a_request_that_breaks_its_batch_does_not_hold_the_others_back():
         assert "judge bug" in bad.error and bad.lease_until is None
         assert Lesson.objects.count() == 2
         assert not LearnRequest.objects.filter(status=RequestStatus.PENDING).exists()
+
+
+def test_batches_embedded_ahead_are_still_judged_in_order(settings):
+    """The helper thread claims and embeds the next batch while this one is
+    applied; a batch is judged only after the one before it committed, so a
+    revision three batches later still supersedes, a restatement reinforces."""
+    settings.TRIBUTARY_LEARN_BATCH = 2
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    first = learn(alice, EXPORT_2)
+    for n in range(5):
+        learn(alice, f"The billing service {n} retries at most {n + 2} times.")
+    learn(alice, "Note: the nightly export job runs at 02:00 UTC.")
+    last = learn(alice, EXPORT_3)
+    assert learn_request_process(tenant_id=tenant, request_id=first.id) == 8
+    with tenant_context(tenant):
+        outcomes = list(
+            LearnRequest.objects.order_by("created_at").values_list("outcome", flat=True)
+        )
+        assert outcomes == ["inserted"] * 6 + ["reinforced", "superseded"]
+        assert {r.get("batch") for r in LearnRequest.objects.values_list("timings", flat=True)} == {
+            2
+        }
+        old = Lesson.objects.get(content=EXPORT_2)
+        last.refresh_from_db()
+        assert old.status == LessonStatus.SUPERSEDED and old.superseded_by_id == last.lesson_id
+        assert old.reinforcement_count == 1
+
+
+def test_a_drain_that_stops_gives_back_the_batch_claimed_ahead(settings, monkeypatch):
+    settings.TRIBUTARY_LEARN_BATCH = 2
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    requests = [learn(alice, f"The mail relay {n} listens on port {2500 + n}.") for n in range(6)]
+
+    def broken(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(learn_service, "_apply_batch", broken)
+    with pytest.raises(RuntimeError, match="went away"):
+        learn_request_process(tenant_id=tenant, request_id=requests[0].id)
+    with tenant_context(tenant):
+        leased = set(
+            LearnRequest.objects.filter(lease_until__isnull=False).values_list("id", flat=True)
+        )
+        claimed = set(LearnRequest.objects.filter(claims=1).values_list("id", flat=True))
+    # The batch being applied keeps its lease (it expires, and the requeue
+    # takes it); the one claimed ahead was given back at once.
+    assert leased == {requests[0].id, requests[1].id}
+    assert claimed == {r.id for r in requests[:4]}
+    monkeypatch.undo()
+    with tenant_context(tenant):
+        LearnRequest.objects.update(lease_until=None)
+    assert process_pending(tenant) == 6
