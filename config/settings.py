@@ -157,7 +157,8 @@ TRIBUTARY_PREPARED_STATEMENTS = env_bool(
     "TRIBUTARY_PREPARED_STATEMENTS",
     True,
     "Run the hot fixed-shape reads of recall as server-side prepared statements (planned once "
-    "per connection). Turn off behind a transaction-pooling PgBouncer older than 1.21.",
+    "per connection). Turn off behind a transaction-pooling PgBouncer without prepared-statement "
+    "support (older than 1.21, or max_prepared_statements = 0).",
 )
 _database.update(
     {

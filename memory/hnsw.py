@@ -102,13 +102,15 @@ def create_sql(tenant_id: uuid.UUID) -> str:
 
 def tenant_indexes() -> dict[str, bool]:
     """Every tenant HNSW index on lessons: name → valid (an invalid one is
-    being built, or is what a failed build left)."""
+    being built, or is what a failed build left). Only names this module
+    gives (the prefix and a tenant's 32 hex digits) count: an index someone
+    else made is never touched."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.relname, i.indisvalid AND i.indisready FROM pg_index i "
             "JOIN pg_class c ON c.oid = i.indexrelid "
-            "WHERE i.indrelid = 'memory_lesson'::regclass AND c.relname LIKE %s",
-            [PREFIX.replace("_", r"\_") + "%"],
+            "WHERE i.indrelid = 'memory_lesson'::regclass AND c.relname ~ %s",
+            [f"^{PREFIX}[0-9a-f]{{32}}$"],
         )
         return {name: bool(valid) for name, valid in cursor.fetchall()}
 

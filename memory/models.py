@@ -109,8 +109,8 @@ class Lesson(models.Model):
             models.Index(fields=["tenant", "kind", "status"], name="lesson_tenant_kind_status"),
             # Time travel: validity intervals within a tenant.
             models.Index(fields=["tenant", "activated_at"], name="lesson_tenant_activated"),
-            # The HNSW index over active lessons is created by migration
-            # 0003 only where pgvector's HNSW can run (see memory/hnsw.py).
+            # HNSW: one partial index per large tenant, built by the sync in
+            # memory/hnsw.py where pgvector's HNSW can run (not a migration).
         ]
         constraints = [
             models.UniqueConstraint(fields=["id", "tenant"], name="lesson_id_tenant"),

@@ -5,13 +5,15 @@ lets the planner match partial indexes but plans every statement anew. For
 a few fixed-shape reads on the recall path, planning costs more than
 running (the provenance summary: ~1.7 ms to plan, ~0.3 ms to run), so they
 go through ``fetch_prepared``: server-side binding, prepared once per
-connection, after which PostgreSQL settles on a cached generic plan.
+connection, after which PostgreSQL may settle on a cached generic plan
+(after five executions, when its estimated cost is no worse).
 
 Row-level security is unaffected: the tenant policies compare with
 ``(SELECT app_current_tenant())``, evaluated at execution, and the
 statement runs inside the caller's transaction like any other query.
 ``TRIBUTARY_PREPARED_STATEMENTS=false`` (for a transaction-pooling
-PgBouncer older than 1.21) runs the same SQL through Django's cursor.
+PgBouncer without prepared-statement support: older than 1.21, or
+``max_prepared_statements = 0``) runs the same SQL through Django's cursor.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]
             cursor.execute(sql, params)
             return cursor.fetchall()
     connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
+    # Django's error wrapper, as its own cursors have: a psycopg error
+    # becomes django.db's (what run_apply_transaction retries on) and marks
+    # the connection for the health check.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchall()

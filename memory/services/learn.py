@@ -28,7 +28,7 @@ import logging
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import Enum
 from functools import cache
@@ -410,8 +410,13 @@ def _drain(
         upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
         try:
             while (prepared := upcoming.result()) is not None:
+                # Renew the batch's lease before the helper claims again: it
+                # was claimed while the batch before was judged, which may
+                # have outlasted the lease (an LLM judge, a long batch).
+                prepared = _renewed(tenant_id, prepared)
                 upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
-                applied += _apply_batch(tenant_id, prepared, judge)
+                if prepared.claimed:
+                    applied += _apply_batch(tenant_id, prepared, judge)
         except BaseException:
             # Leave nothing leased: a batch claimed ahead goes back at once.
             with contextlib.suppress(Exception):
@@ -420,6 +425,26 @@ def _drain(
                     _release(tenant_id, ahead.claimed)
             raise
     return applied
+
+
+def _renewed(tenant_id: uuid.UUID, prepared: _Prepared) -> _Prepared:
+    """The batch with a fresh lease on each request still ours: pending and
+    not claimed again since (its lease ran out and another worker took it)."""
+    with tenant_context(tenant_id), connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE memory_learnrequest r SET lease_until = now() + make_interval(secs => %s)
+            FROM unnest(%s::uuid[], %s::int[]) AS mine(id, claims)
+            WHERE r.id = mine.id AND r.claims = mine.claims AND r.status = 'pending'
+            RETURNING r.id
+            """,
+            [settings.TRIBUTARY_LEARN_LEASE_SECONDS, [r.id for r in prepared.claimed],
+             [r.claims for r in prepared.claimed]],
+        )  # fmt: skip
+        ours = {row[0] for row in cursor.fetchall()}
+    if len(ours) == len(prepared.claimed):
+        return prepared
+    return replace(prepared, claimed=[r for r in prepared.claimed if r.id in ours])
 
 
 def _prepare_in_thread(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.db.models import F
+from django.utils import timezone
 
 from accounts.models import Role
 from accounts.tenancy import tenant_context
@@ -463,3 +466,29 @@ def test_a_drain_that_stops_gives_back_the_batch_claimed_ahead(settings, monkeyp
     with tenant_context(tenant):
         LearnRequest.objects.update(lease_until=None)
     assert process_pending(tenant) == 6
+
+
+def test_a_batch_claimed_ahead_is_renewed_and_loses_what_another_worker_took_over(settings):
+    """A batch claimed while the one before it was judged may outlive its
+    lease; when its turn comes the lease is renewed, and a request another
+    worker claimed meanwhile (its lease had run out) is left to that worker."""
+    settings.TRIBUTARY_LEARN_BATCH = 3
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    requests = [
+        learn(alice, f"The metrics store {n} keeps backups for {n + 2} days.") for n in range(3)
+    ]
+    prepared = learn_service._prepare_batch(tenant, requests[0].id, None)
+    assert prepared is not None and len(prepared.claimed) == 3
+    with tenant_context(tenant):
+        # All three leases ran out; another worker took the second one over.
+        LearnRequest.objects.update(lease_until=timezone.now() - timedelta(seconds=1))
+        LearnRequest.objects.filter(id=requests[1].id).update(
+            claims=F("claims") + 1, lease_until=timezone.now() + timedelta(seconds=60)
+        )
+    renewed = learn_service._renewed(tenant, prepared)
+    assert [r.id for r in renewed.claimed] == [requests[0].id, requests[2].id]
+    with tenant_context(tenant):
+        for request in LearnRequest.objects.filter(id__in=[requests[0].id, requests[2].id]):
+            assert request.lease_until > timezone.now() + timedelta(seconds=60)
+    assert learn_service._apply_batch(tenant, renewed, None) == 2

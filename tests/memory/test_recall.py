@@ -247,9 +247,14 @@ def test_where_hnsw_cannot_run_a_large_tenant_gets_no_index_and_exact_answers(se
     big, _ = _big_and_small()
     settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
     settings.TRIBUTARY_HNSW = "off"
+    with connection.cursor() as cursor:  # an operator's own index, named alike
+        cursor.execute("CREATE INDEX lesson_hnsw_by_hand ON memory_lesson (created_at)")
     report = hnsw.search_indexes_sync()
-    assert report.built == [] and report.skipped == "TRIBUTARY_HNSW=off"
+    assert report.built == [] and report.dropped == [] and report.skipped == "TRIBUTARY_HNSW=off"
     assert hnsw.tenant_indexes() == {}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('lesson_hnsw_by_hand') IS NOT NULL")
+        assert cursor.fetchone()[0] is True
     assert _plan(big) == (2500, False)
     assert _nearest(big, QUERY, 10) == _nearest(big, QUERY, 10, exact=True)
 
