@@ -36,7 +36,7 @@ from memory.selectors import lesson_get, lesson_history, lesson_recall
 from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire
 from memory.stats import memory_stats
 from provenance.api import lesson_lineage
-from provenance.selectors import ProvenanceSummary, provenance_summaries
+from provenance.selectors import ProvenanceSummary, lessons_evidence, provenance_summaries
 
 PAGE_SIZE = 25
 FEED_SIZE = 50
@@ -235,11 +235,7 @@ def _disputes_context() -> dict[str, Any]:
     open_disputes = list(disputes_list()[:100])
     lesson_ids = [x for d in open_disputes for x in (d.lesson_id, d.target_id)]
     summaries = provenance_summaries(lesson_ids)
-    evidence = {
-        lesson_id: [n for n in lesson_lineage(lesson_id, curator=True)["nodes"]
-                    if n["type"] == "observation"]
-        for lesson_id in lesson_ids
-    }  # fmt: skip
+    evidence = lessons_evidence(lesson_ids)
     return {
         "disputes": [
             {

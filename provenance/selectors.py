@@ -196,3 +196,44 @@ def corroboration(summary: ProvenanceSummary, policy: dict[str, Any]) -> tuple[s
         f"{sources} independent sources, but their root-aware confidence "
         f"{summary.root_aware_confidence:.2f} is below {floor:g}."
     )
+
+
+# Each lesson's lineage walk (the lineage's, provenance/api.py), for many
+# lessons at once, keeping only where it ends: the observations.
+_EVIDENCE_SQL = """
+WITH RECURSIVE g(lesson_id, belief_id) AS (
+    SELECT e.to_lesson_id, e.belief_id FROM provenance_edge e
+    WHERE e.to_lesson_id = ANY(%(ids)s) AND e.kind IN ('supports', 'contradicts')
+  UNION
+    SELECT g.lesson_id, x.b FROM g CROSS JOIN LATERAL (
+        SELECT e.to_belief_id AS b FROM provenance_edge e
+        WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from' AND e.to_belief_id IS NOT NULL
+        UNION ALL
+        SELECT s.belief_id FROM provenance_edge e
+        JOIN provenance_edge s ON s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
+        WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from' AND e.to_lesson_id IS NOT NULL
+    ) x
+)
+SELECT DISTINCT g.lesson_id, e.to_observation_id
+FROM g JOIN provenance_edge e ON e.belief_id = g.belief_id
+WHERE e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
+"""
+
+
+def lessons_evidence(lesson_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
+    """The observations under each lesson (what its lineage ends in), oldest
+    first: two queries for any number of lessons. Precondition: inside the
+    tenant's context."""
+    from provenance.models import Observation
+
+    found: dict[uuid.UUID, list[Any]] = {lesson_id: [] for lesson_id in lesson_ids}
+    if not lesson_ids:
+        return found
+    pairs = fetch_prepared(_EVIDENCE_SQL, {"ids": list(lesson_ids)})
+    observations = Observation.objects.in_bulk({observation for _, observation in pairs})
+    for lesson_id, observation in pairs:
+        if observation in observations:
+            found[lesson_id].append(observations[observation])
+    for evidence in found.values():
+        evidence.sort(key=lambda o: (o.created_at, o.id))
+    return found

@@ -276,3 +276,34 @@ def test_a_policy_change_re_evaluates_every_lesson_at_once(api):
         actions = list(CuratorAction.objects.order_by("id").values_list("actor", "reason"))
     assert triggers == ["corroborated", "single-source"]
     assert actions == [("agent:cora", "one good source is enough"), ("agent:cora", "")]
+
+
+def test_the_evidence_of_many_lessons_at_once_is_what_each_lineage_ends_in(api):
+    """The dashboard's disputes page reads every lesson's evidence in two
+    queries (lessons_evidence); it must match each lesson's own lineage."""
+    import uuid
+
+    from provenance.api import lesson_lineage
+    from provenance.selectors import lessons_evidence
+
+    chain = echo_chain(api)
+    a, _, _ = chain["callers"]
+    second = post(api, a, "/observations", {
+        "content": "Refund of order 2231 (190 days old) failed too.", "source_type": "tool_output",
+    })  # fmt: skip
+    learned = post(api, a, "/learn", {
+        "content": "The refund window check runs in the payments API gateway.",
+        "derived_from": [{"type": "observation", "id": second["id"]},
+                         {"type": "lesson", "id": chain["lesson"]}],
+    }, status=202)  # fmt: skip
+    process_pending(a.agent.tenant_id)
+    derived = api.get(f"/learn/{learned['id']}", headers=a.headers).json()["lesson"]["id"]
+    ids = [uuid.UUID(chain["lesson"]), uuid.UUID(derived)]
+    with tenant_context(a.agent.tenant_id):
+        many = lessons_evidence(ids)
+        for lesson_id in ids:
+            lineage = lesson_lineage(lesson_id)
+            one = {n["id"] for n in lineage["nodes"] if n["type"] == "observation"}
+            assert {str(o.id) for o in many[lesson_id]} == one
+    assert [str(o.id) for o in many[ids[0]]] == [chain["source"]["id"]]
+    assert {str(o.id) for o in many[ids[1]]} == {chain["source"]["id"], second["id"]}
