@@ -148,6 +148,19 @@ def nearest_lessons(
     if as_of is not None:
         return _exact_neighbours(tenant_id, kinds, vector, limit, as_of)
     size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
+    return _planned_neighbours(tenant_id, kinds, vector, limit, size, indexed)
+
+
+def _planned_neighbours(
+    tenant_id: uuid.UUID,
+    kinds: Sequence[str],
+    vector: Vector,
+    limit: int,
+    size: int,
+    indexed: bool,
+) -> list[tuple[uuid.UUID, float]]:
+    """The search ``search_plan``'s answer calls for: exact for a small or
+    not yet indexed tenant, else HNSW, exact again if that came back short."""
     if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
         return _exact_neighbours(tenant_id, kinds, vector, limit, None)
     found = _approximate_neighbours(tenant_id, kinds, vector, limit)
@@ -201,9 +214,8 @@ def lesson_candidates_many(
         nears = _exact_neighbours_many(tenant_id, kind, vectors, limit) if size else []
         nears = nears or [[] for _ in vectors]
     else:
-        nears = [
-            nearest_lessons(tenant_id=tenant_id, kinds=[kind], vector=v, limit=limit)
-            for v in vectors
+        nears = [  # one plan for the batch, not one per vector
+            _planned_neighbours(tenant_id, [kind], v, limit, size, indexed) for v in vectors
         ]
     rows = Lesson.objects.only("id", "content", "situation", "author_id").in_bulk(
         {lesson_id for near in nears for lesson_id, _ in near}

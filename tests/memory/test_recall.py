@@ -18,6 +18,7 @@ from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
 from memory.selectors import (
     _exact_neighbours,
     approximate_query,
+    lesson_candidates_many,
     lesson_recall,
     nearest_lessons,
     search_plan,
@@ -194,6 +195,12 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
     approximate = _nearest(big, QUERY, 10)
     truth = _nearest(big, QUERY, 10, exact=True)
     assert len(approximate) == 10 and len(set(approximate) & set(truth)) >= 9
+    # The learn worker's candidate read takes the same path for a batch.
+    with tenant_context(big.agent.tenant_id):
+        [candidates, again] = lesson_candidates_many(
+            tenant_id=big.agent.tenant_id, kind="lesson", vectors=[vector, vector], limit=10
+        )
+    assert [c.id for c, _ in candidates] == [c.id for c, _ in again] == approximate
     # The small tenant is searched exactly, and gets k results of its own.
     found = _recall(small, QUERY, k=5)
     assert len(found) == 5 and set(found) <= set(CORPUS[:6])
