@@ -33,7 +33,7 @@ from dashboard.lineage import lineage_svg
 from gauntlet.models import GauntletResult
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from memory.selectors import lesson_get, lesson_history, lesson_recall
-from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire
+from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
 from provenance.api import lesson_lineage
 from provenance.selectors import ProvenanceSummary, lessons_evidence, provenance_summaries
@@ -186,18 +186,10 @@ def lesson(request: HttpRequest, lesson_id: uuid.UUID) -> HttpResponse:
     })  # fmt: skip
 
 
-ACTIONS = {
-    "retire": lambda p, i, why: lesson_retire(principal=p, lesson_id=i, reason=why),
-    "pin": lambda p, i, why: lesson_pin(principal=p, lesson_id=i, pinned=True),
-    "unpin": lambda p, i, why: lesson_pin(principal=p, lesson_id=i, pinned=False),
-    "erase": lambda p, i, why: lesson_forget(principal=p, lesson_id=i),
-}
-
-
 @require_POST
 @curator_view
 def lesson_action(request: HttpRequest, lesson_id: uuid.UUID, action: str) -> HttpResponse:
-    if action not in ACTIONS:
+    if action not in CURATOR_ACTIONS:
         raise Http404("no such action")
     reason = request.POST.get("reason", "").strip()[:1000]
     target = reverse("dashboard:lesson", args=[lesson_id])
@@ -206,7 +198,7 @@ def lesson_action(request: HttpRequest, lesson_id: uuid.UUID, action: str) -> Ht
         return _redirect(request, target)
     try:
         principal = acting_principal(request, _tenant(request))
-        ACTIONS[action](principal, lesson_id, reason)
+        lesson_curate(principal=principal, lesson_id=lesson_id, action=action, reason=reason)
     except NotFound:
         raise Http404("no such lesson") from None
     except ApplicationError as exc:

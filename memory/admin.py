@@ -14,7 +14,7 @@ from accounts.principal import AgentPrincipal
 from accounts.staff import curated_tenant
 from curation.admin_base import CuratorAdmin
 from memory.models import EvalRun, LearnRequest, Lesson, ModelCall
-from memory.services.lessons import lesson_forget, lesson_pin, lesson_retire
+from memory.services.lessons import lesson_curate
 from memory.stats import judge_summary
 
 
@@ -50,31 +50,25 @@ class LessonAdmin(TenantColumnMixin, CuratorAdmin):
 
     @admin.action(description="Retire (history kept)")
     def retire(self, request: HttpRequest, queryset: QuerySet[Lesson]) -> None:
-        def apply(principal: AgentPrincipal, lesson: Lesson, reason: str) -> None:
-            lesson_retire(principal=principal, lesson_id=lesson.id, reason=reason)
-
-        self.run_action(request, queryset, "retire", apply)
+        self._curate(request, queryset, "retire")
 
     @admin.action(description="Pin (the gardener never forgets it)")
     def pin(self, request: HttpRequest, queryset: QuerySet[Lesson]) -> None:
-        def apply(principal: AgentPrincipal, lesson: Lesson, reason: str) -> None:
-            lesson_pin(principal=principal, lesson_id=lesson.id, pinned=True)
-
-        self.run_action(request, queryset, "pin", apply)
+        self._curate(request, queryset, "pin")
 
     @admin.action(description="Unpin")
     def unpin(self, request: HttpRequest, queryset: QuerySet[Lesson]) -> None:
-        def apply(principal: AgentPrincipal, lesson: Lesson, reason: str) -> None:
-            lesson_pin(principal=principal, lesson_id=lesson.id, pinned=False)
-
-        self.run_action(request, queryset, "unpin", apply)
+        self._curate(request, queryset, "unpin")
 
     @admin.action(description="Erase (content and embedding deleted everywhere)")
     def erase(self, request: HttpRequest, queryset: QuerySet[Lesson]) -> None:
-        def apply(principal: AgentPrincipal, lesson: Lesson, reason: str) -> None:
-            lesson_forget(principal=principal, lesson_id=lesson.id)
+        self._curate(request, queryset, "erase")
 
-        self.run_action(request, queryset, "erase", apply)
+    def _curate(self, request: HttpRequest, queryset: QuerySet[Lesson], action: str) -> None:
+        def apply(principal: AgentPrincipal, lesson: Lesson, reason: str) -> None:
+            lesson_curate(principal=principal, lesson_id=lesson.id, action=action, reason=reason)
+
+        self.run_action(request, queryset, action, apply)
 
 
 @admin.register(LearnRequest)

@@ -223,3 +223,22 @@ def lesson_pin(*, principal: AgentPrincipal, lesson_id: uuid.UUID, pinned: bool)
         Lesson.objects.filter(id=lesson.id).update(pinned=pinned)
         lesson.refresh_from_db()
     return lesson
+
+
+# A curator's actions on one lesson, by name: what the admin's actions and the
+# dashboard's buttons both offer (each records the reason in its own audit).
+CURATOR_ACTIONS = ("retire", "pin", "unpin", "erase")
+
+
+def lesson_curate(
+    *, principal: AgentPrincipal, lesson_id: uuid.UUID, action: str, reason: str
+) -> None:
+    """Apply one of ``CURATOR_ACTIONS`` to a lesson (ValueError for another)."""
+    if action == "retire":
+        lesson_retire(principal=principal, lesson_id=lesson_id, reason=reason)
+    elif action in ("pin", "unpin"):
+        lesson_pin(principal=principal, lesson_id=lesson_id, pinned=action == "pin")
+    elif action == "erase":
+        lesson_forget(principal=principal, lesson_id=lesson_id)
+    else:
+        raise ValueError(f"no curator action {action!r}")
