@@ -27,6 +27,7 @@ from provenance.models import (
     Observation,
     SourceType,
 )
+from provenance.selectors import LINEAGE_WALK
 from provenance.services import ParentRef, belief_create, observation_record
 
 LINEAGE_MAX_NODES = 2000
@@ -183,25 +184,13 @@ class DecisionsApi(APIView):
         return Response({"decisions": [decision_out(d) for d in decisions[:500]]})
 
 
-_LINEAGE_SQL = """
-WITH RECURSIVE g(belief_id) AS (
-    SELECT e.belief_id FROM provenance_edge e
-    WHERE e.to_lesson_id = %(lesson)s AND e.kind IN ('supports', 'contradicts')
-  UNION
-    SELECT x.b FROM g CROSS JOIN LATERAL (
-        SELECT e.to_belief_id AS b FROM provenance_edge e
-        WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from' AND e.to_belief_id IS NOT NULL
-        UNION ALL
-        SELECT s.belief_id FROM provenance_edge e
-        JOIN provenance_edge s ON s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
-        WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from' AND e.to_lesson_id IS NOT NULL
-    ) x
-)
+_LINEAGE_SQL = f"""
+WITH RECURSIVE {LINEAGE_WALK}
 SELECT e.belief_id, e.kind, e.to_observation_id, e.to_belief_id, e.to_lesson_id
 FROM provenance_edge e
 WHERE e.belief_id IN (SELECT belief_id FROM g)
 LIMIT %(limit)s
-"""
+"""  # noqa: S608 (a constant)
 
 
 class LessonLineageApi(APIView):
@@ -225,7 +214,7 @@ def lesson_lineage(lesson_id: uuid.UUID, *, curator: bool = False) -> dict[str, 
 
     lesson = lesson_get(lesson_id=lesson_id, curator=curator)
     with connection.cursor() as cursor:
-        cursor.execute(_LINEAGE_SQL, {"lesson": lesson.id, "limit": LINEAGE_MAX_NODES * 4})
+        cursor.execute(_LINEAGE_SQL, {"ids": [lesson.id], "limit": LINEAGE_MAX_NODES * 4})
         rows = cursor.fetchall()
     derived_lessons = {r[4] for r in rows if r[1] == "derived_from" and r[4]}
     edges, beliefs, observations, lessons = [], set(), set(), {lesson.id}

@@ -198,10 +198,12 @@ def corroboration(summary: ProvenanceSummary, policy: dict[str, Any]) -> tuple[s
     )
 
 
-# Each lesson's lineage walk (the lineage's, provenance/api.py), for many
-# lessons at once, keeping only where it ends: the observations.
-_EVIDENCE_SQL = """
-WITH RECURSIVE g(lesson_id, belief_id) AS (
+# The lineage walk, from lessons down: every belief under each lesson in
+# ``%(ids)s`` (its supporters and contradictors, down derived_from, into a
+# cited lesson through its own supporters), as g(lesson_id, belief_id). The
+# lineage (provenance/api.py) and the evidence below both start from it.
+LINEAGE_WALK = """
+g(lesson_id, belief_id) AS (
     SELECT e.to_lesson_id, e.belief_id FROM provenance_edge e
     WHERE e.to_lesson_id = ANY(%(ids)s) AND e.kind IN ('supports', 'contradicts')
   UNION
@@ -214,10 +216,14 @@ WITH RECURSIVE g(lesson_id, belief_id) AS (
         WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from' AND e.to_lesson_id IS NOT NULL
     ) x
 )
+"""
+# Where each walk ends: the observations.
+_EVIDENCE_SQL = f"""
+WITH RECURSIVE {LINEAGE_WALK}
 SELECT DISTINCT g.lesson_id, e.to_observation_id
 FROM g JOIN provenance_edge e ON e.belief_id = g.belief_id
 WHERE e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
-"""
+"""  # noqa: S608 (a constant)
 
 
 def lessons_evidence(lesson_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
