@@ -105,6 +105,20 @@ class Report:
         }
 
     @property
+    def destructive_precision(self) -> float:
+        """Of the destructive verdicts (duplicate or contradicts: each folds,
+        supersedes or disputes a stored lesson), the share that are strictly
+        right. A wrong one loses or hides a true lesson; a missed duplicate
+        only costs a redundant row, so this is reported on its own. 1.0 when
+        the judge gave no destructive verdict."""
+        destructive = [r for r in self.results if r.verdict.relation is not Relation.NOVEL]
+        return sum(r.correct for r in destructive) / len(destructive) if destructive else 1.0
+
+    @property
+    def destructive_verdicts(self) -> int:
+        return sum(r.verdict.relation is not Relation.NOVEL for r in self.results)
+
+    @property
     def misses(self) -> list[CaseResult]:
         return [r for r in self.results if not r.correct]
 
@@ -270,6 +284,10 @@ def format_report(report: Report) -> str:
         lines.append(f"{'  ' + name:<16}{acc:>11.3f}{n:>7}")
     for name, (acc, n) in report.by_difficulty().items():
         lines.append(f"{'  ' + name:<16}{acc:>11.3f}{n:>7}")
+    lines.append(
+        f"{'destructive':<16}{report.destructive_precision:>11.3f}{report.destructive_verdicts:>7}"
+        "  (precision of duplicate/contradicts verdicts)"
+    )
     misses = report.misses
     lines += ["", f"missed: {len(misses)}"]
     for r in misses:

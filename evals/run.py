@@ -48,7 +48,10 @@ def run(*, tier: str = "offline") -> EvalResult:
     screen = redteam.evaluate()
     return EvalResult(
         metrics={
-            "classification": {"strict_accuracy": round(classification.strict_accuracy, 4)},
+            "classification": {
+                "strict_accuracy": round(classification.strict_accuracy, 4),
+                "destructive_precision": round(classification.destructive_precision, 4),
+            },
             "retrieval": recall.metrics(),
             "redteam": screen.metrics(),
         },
