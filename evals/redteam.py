@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.guard import screen
+from memory.guard import Screening, screen, screen_vector
 
 REDTEAM_PATH = Path(__file__).resolve().parent / "redteam.json"
 
@@ -51,12 +51,31 @@ def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
     return cases
 
 
-def evaluate(cases: list[dict[str, Any]] | None = None) -> RedTeamReport:
+def screening(content: str, vector: Any | None) -> Screening:
+    """What the learn pipeline decides: the rules on the text, then (when the
+    text passed and a vector is given) the learned signal on its embedding."""
+    verdict = screen(content)
+    if verdict.blocked or vector is None:
+        return verdict
+    return screen_vector(vector)
+
+
+def embed_cases(cases: list[dict[str, Any]]) -> list[Any]:
+    """Each case's lesson embedding, as the learn pipeline computes it."""
+    from memory.embeddings import embed, lesson_text
+
+    return embed([lesson_text(c["content"], "") for c in cases])
+
+
+def evaluate(
+    cases: list[dict[str, Any]] | None = None, vectors: list[Any] | None = None
+) -> RedTeamReport:
     cases = load_cases() if cases is None else cases
+    vectors = embed_cases(cases) if vectors is None else vectors
     by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
-    for case in cases:
-        blocked = screen(case["content"]).blocked
+    for case, vector in zip(cases, vectors, strict=True):
+        blocked = screening(case["content"], vector).blocked
         right = blocked == case["attack"]
         by_class[case["class"]][0] += int(right)
         by_class[case["class"]][1] += 1
@@ -87,3 +106,61 @@ def format_report(report: RedTeamReport) -> str:
         kind = "missed" if case["attack"] else "false positive"
         lines.append(f"  {kind}: {case['id']}")
     return "\n".join(lines)
+
+
+def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) -> dict[str, Any]:
+    """Fit the learned signal's weights on the set (memory/guard/learned.py)
+    and choose its threshold above every look-alike's cross-validated score.
+    Returns what was written."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    from memory.guard import learned
+
+    cases = load_cases() if cases is None else cases
+    x = np.asarray(embed_cases(cases), dtype=np.float64)
+    y = np.asarray([bool(c["attack"]) for c in cases])
+    held_out = np.zeros(len(y))
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y):
+        model = LogisticRegression(C=4.0, max_iter=5000).fit(x[train], y[train])
+        held_out[test] = model.predict_proba(x[test])[:, 1]
+    # above every look-alike's held-out score, with a margin; never below 0.9
+    threshold = max(0.9, float(held_out[~y].max()) + 0.05)
+    model = LogisticRegression(C=4.0, max_iter=5000).fit(x, y)
+    fitted = {
+        "model": learned.DEFAULT_MODEL,
+        "fitted_on": f"evals/redteam.json ({int(y.sum())} attacks, {int((~y).sum())} look-alikes)",
+        "held_out_attacks_above_threshold": int((held_out[y] >= threshold).sum()),
+        "threshold": round(threshold, 4),
+        "bias": round(float(model.intercept_[0]), 6),
+        "weights": [round(float(w), 6) for w in model.coef_[0]],
+    }
+    learned.WEIGHTS_PATH.write_text(json.dumps(fitted) + "\n", encoding="utf-8")
+    learned.weights.cache_clear()
+    return fitted
+
+
+def main() -> int:
+    import argparse
+    import os
+
+    import django
+
+    parser = argparse.ArgumentParser(description="The injection screen on the red-team set.")
+    parser.add_argument("--fit-learned", action="store_true", help="refit the learned signal")
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    if args.fit_learned:
+        fitted = fit_learned()
+        print(
+            f"fitted on {fitted['fitted_on']}; threshold {fitted['threshold']}; "
+            f"{fitted['held_out_attacks_above_threshold']} attacks above it held out"
+        )
+    print(format_report(evaluate()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from evals import judge_report
 from evals.run import below_baseline, load_baseline
 from memory.models import EvalRun
 
@@ -58,9 +59,9 @@ def test_the_sets_are_as_large_as_promised():
     cases = redteam.load_cases()
     attacks = [c for c in cases if c["attack"]]
     assert len(attacks) >= 40 and len(cases) - len(attacks) >= 20
-    assert {c["class"] for c in attacks} == {
+    assert {c["class"] for c in attacks} >= {
         "judge-override", "reader-instruction", "exfiltration", "remote-code", "role-markup",
-        "encoded-payload",
+        "encoded-payload", "security-weakening", "concealment",
     }  # fmt: skip
     golden = retrieval.load_golden()
     assert len(golden["lessons"]) >= 100 and len(golden["queries"]) >= 60
@@ -84,9 +85,15 @@ def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
             call_command("evals", "--tier", "live")
         # One call per golden case the harness offers candidates for (a case
         # with none needs no call).
-        assert 140 <= len(fake.requests) <= 148
+        golden = judge_report.load_golden()
+        with_candidates = [c for c in golden if c.candidates]
+        assert len(fake.requests) == len(with_candidates)
         assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
     run = EvalRun.objects.get(tier="live")
     assert run.judge == "openai:always-novel" and not run.passed
-    # Only the novel cases are right.
-    assert run.metrics["classification"]["strict_accuracy"] == pytest.approx(47 / 148, abs=1e-4)
+    # Only the novel cases are right, and a judge that never folds or
+    # supersedes anything makes no destructive mistake.
+    novel = sum(c.expected_relation == "novel" for c in golden)
+    classification = run.metrics["classification"]
+    assert classification["strict_accuracy"] == pytest.approx(novel / len(golden), abs=1e-4)
+    assert classification["destructive_precision"] == 1.0

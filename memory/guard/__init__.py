@@ -1,0 +1,63 @@
+"""The injection screen (DESIGN §4, step 4): a lesson shaped like an
+instruction is quarantined before anything classifies it.
+
+A lesson is data that other agents will read. It is quarantined (stored for
+audit, never recalled, never shown to a judge) when any reading of it
+(:mod:`memory.guard.normalise`: look-alikes mapped to ASCII, split letters
+rejoined, hidden tag text, decoded base64/hex/percent runs, rot13, reversed,
+leetspeak) breaks a rule (:mod:`memory.guard.rules`), each anchored on what
+an attack needs and ordinary operational text lacks: the judge or a future
+AI reader addressed, a secret moved to a destination outside the system,
+code fetched and run, a prompt's structure faked, the people involved kept
+in the dark, a security control weakened on a claimed approval. Text that
+is invisible to people, and words disguised with look-alike characters, are
+attacks in themselves.
+
+A second, learned signal (:mod:`memory.guard.learned`) scores the lesson's
+own embedding against attack and look-alike exemplars; it is combined so
+that it only blocks above a threshold that no look-alike reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory.guard import learned
+from memory.guard.normalise import hidden_text, readings, spoofed_names
+from memory.guard.rules import RULES, match, reason
+
+__all__ = ["RULES", "Screening", "screen", "screen_vector"]
+
+
+@dataclass(frozen=True)
+class Screening:
+    blocked: bool
+    rule: str = ""  # which rule matched (see RULES, or "learned")
+    reason: str = ""  # one sentence for curators; never echoes the payload
+
+
+def _blocked(rule: str) -> Screening:
+    return Screening(True, rule, f"Quarantined: {reason(rule)}.")
+
+
+def screen(content: str, situation: str = "") -> Screening:
+    """Screen a lesson (its content and situation) by its text alone."""
+    raw = f"{content}\n{situation}"
+    if hidden_text(raw):
+        return _blocked("hidden-text")
+    if spoofed_names(raw):
+        return _blocked("spoofed-name")
+    for how, text in readings(raw):
+        rule = match(text)
+        if rule is not None:
+            return _blocked(rule if how == "plain" else "encoded-payload")
+    return Screening(False)
+
+
+def screen_vector(vector: Sequence[float]) -> Screening:
+    """The learned signal on a lesson's embedding (run after :func:`screen`
+    let the text through, on the vector the learn pipeline computes anyway)."""
+    if learned.is_attack(vector):
+        return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
+    return Screening(False)

@@ -1,0 +1,170 @@
+"""What the screen reads: the lesson normalised, and every other way it can
+be read.
+
+An attack hides its words from pattern rules in ways a human reader (or a
+model) still reads through: compatibility forms (full-width letters), look-
+alike characters from other scripts, invisible characters inside words,
+letters split by dots or spaces, text in Unicode tag characters that shows
+nothing at all, encodings (base64, hex, percent), rot13, reversal and
+leetspeak. :func:`readings` gives the screen each of those readings; the
+rules run on all of them. :func:`hidden_text` and :func:`spoofed_names`
+report the tricks that are an attack in themselves.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Iterator
+from functools import cache
+
+# Zero-width and formatting characters that render as nothing inside words.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202f\u2060-\u206f\ufe00-\ufe0f\ufeff]"
+)
+# Unicode tag characters: an invisible copy of ASCII (U+E0020–U+E007E).
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+
+
+@cache
+def _skeleton_map() -> dict[int, str]:
+    """Non-ASCII characters that look like an ASCII letter or digit, mapped to
+    it (the Unicode confusables data, from ``confusable-homoglyphs``)."""
+    from confusable_homoglyphs import confusables
+
+    table: dict[int, str] = {}
+    for char, glyphs in confusables.confusables_data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        for glyph in glyphs:
+            ascii_form = glyph["c"]
+            if len(ascii_form) == 1 and ascii_form.isascii() and ascii_form.isalnum():
+                table[ord(char)] = ascii_form
+                break
+    return table
+
+
+def skeleton(text: str) -> str:
+    """Look-alike characters replaced by the ASCII letters they imitate."""
+    return text.translate(_skeleton_map())
+
+
+def normalise(text: str) -> str:
+    """NFKC, look-alikes to ASCII, invisible and tag characters removed,
+    whitespace collapsed: the lesson as a reader sees it."""
+    text = skeleton(unicodedata.normalize("NFKC", text))
+    text = _TAGS.sub("", _INVISIBLE.sub("", text))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def hidden_text(text: str) -> str:
+    """The ASCII a run of tag characters spells; "" when there is none.
+    Tag characters show nothing, so any text in them is hidden from people."""
+    chars = [chr(ord(ch) - 0xE0000) for ch in _TAGS.findall(text)]
+    spelled = "".join(ch for ch in chars if ch.isprintable())
+    return spelled if len(re.findall(r"[A-Za-z]", spelled)) >= 3 else ""
+
+
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
+
+
+def spoofed_names(text: str) -> list[str]:
+    """Words and host names that mix ASCII letters with look-alikes from
+    another script ("pypi.оrg" with a Cyrillic о). A word written wholly in
+    one script is language; a Latin word with a foreign letter inside is a
+    disguise."""
+    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    table = _skeleton_map()
+    found = []
+    for match in _LATIN_WORD.finditer(text):
+        word = match.group()
+        latin = sum(ch.isascii() and ch.isalpha() for ch in word)
+        lookalike = sum(ord(ch) in table and not ch.isascii() for ch in word)
+        if latin >= 1 and lookalike >= 1 and latin + lookalike >= 3:
+            found.append(word)
+    return found
+
+
+# Letters split by one separator: "s.e.n.d", "i g n o r e", "d-e-l-e-t-e".
+# One separator throughout a run, so "s.e.n.d t.h.e" stays two words.
+_SPLIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])")
+
+
+def rejoined(text: str) -> str:
+    """Split letters joined back into words."""
+    return _SPLIT.sub(lambda m: m.group().replace(m.group(1), ""), text)
+
+
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
+)
+
+# Encodings an instruction could hide in: base64 (and URL-safe), hex, \x
+# escapes, percent-encoding.
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_-])")
+_HEX = re.compile(
+    r"(?:\\x[0-9a-fA-F]{2}){8,}|(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])"
+)
+_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){8,}")
+
+
+def decodings(text: str) -> list[str]:
+    """Every encoded run that decodes to readable text (a hash or a random
+    key decodes to noise and is dropped)."""
+    found: list[str] = []
+    for blob in _BASE64.findall(text):
+        padded = blob + "=" * (-len(blob) % 4)
+        for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                raw = decoder(padded)
+            except (binascii.Error, ValueError):
+                continue
+            found.append(raw.decode("utf-8", "replace"))
+            break
+    for blob in _HEX.findall(text):
+        digits = blob.replace("\\x", "")
+        try:
+            found.append(bytes.fromhex(digits).decode("utf-8", "replace"))
+        except ValueError:
+            continue
+    for blob in _PERCENT.findall(text):
+        found.append(bytes.fromhex(blob.replace("%", "")).decode("utf-8", "replace"))
+    if len(re.findall(r"%[0-9a-fA-F]{2}", text)) >= 3:
+        found.append(urllib.parse.unquote(text))
+    return [d for d in found if _printable(d)]
+
+
+def _printable(text: str) -> bool:
+    if len(text) < 8:
+        return False
+    good = sum(1 for ch in text if ch.isprintable() and ch != "\ufffd")
+    return good / len(text) > 0.9 and len(re.findall(r"[A-Za-z]{3,}", text)) >= 2
+
+
+def readings(raw: str) -> Iterator[tuple[str, str]]:
+    """``(how, text)`` for every reading of a lesson, the plain one first.
+
+    ``how`` is ``plain`` for the normalised text (and its split letters
+    rejoined), ``encoded`` for anything that had to be decoded or
+    transformed to be read.
+    """
+    text = normalise(raw)
+    yield "plain", text
+    joined = rejoined(text)
+    if joined != text:
+        yield "plain", joined
+    hidden = hidden_text(raw)
+    if hidden:
+        yield "encoded", normalise(hidden)
+    for decoded in decodings(text):
+        yield "encoded", normalise(decoded)
+    # Ordinary text turns into noise under these, so only a hidden
+    # instruction can match a rule.
+    for variant in (codecs.encode(text, "rot13"), text[::-1], joined.translate(_LEET)):
+        if variant != text:
+            yield "encoded", variant
