@@ -35,6 +35,7 @@ WEEKDAY = "weekday"
 COUNT = "count"
 SETTING = "setting"
 LOCATION = "location"
+MONEY = "money"  # key: the currency code
 
 # Dimensions that only qualify a statement ("nightly", "on Mondays"): a lesson
 # that adds one of them still restates a lesson that lacks it.
@@ -62,6 +63,7 @@ class Fact:
     tz: int | None = None
     label: str = ""
     pos: int = -1  # index of the fact's first token
+    bound: int = 0  # -1 "under 25", +1 "over 25", 0 a plain value
 
 
 def _close(a: float, b: float) -> bool:
@@ -130,8 +132,18 @@ def describe(f: Fact) -> str:
 
 # --- the scanner -------------------------------------------------------------
 
-_UNIT_WORDS = {*lx.DURATION_UNITS, *lx.SIZE_UNITS, *lx.PERCENT_WORDS, *lx.RATE_UNITS}
+_UNIT_WORDS = {
+    *lx.DURATION_UNITS, *lx.SIZE_UNITS, *lx.PERCENT_WORDS, *lx.RATE_UNITS, *lx.CURRENCY_CODES,
+}  # fmt: skip
 _BARE_LETTER_UNITS = {"m", "s", "h", "d", "b"}
+_UPPER_BOUND = frozenset(
+    {"under", "below", "less", "fewer", "smaller", "lower", "upto", "most", "within", "max"}
+)
+_LOWER_BOUND = frozenset(
+    {"over", "above", "exceed", "exceeds", "exceeding", "more", "greater", "larger", "bigger",
+     "higher", "least", "min", "beyond"}
+)  # fmt: skip
+_INTERVAL_NOUNS = {"interval", "intervals", "frequency", "cadence", "period"}
 
 
 def _low(tok: Token) -> str:
@@ -154,8 +166,23 @@ class _Scanner:
         return _low(self.t[i]) if 0 <= i < self.n else ""
 
     def add(self, fact: Fact, *indexes: int) -> None:
-        self.facts.append(replace(fact, pos=min(indexes)) if indexes else fact)
+        if indexes:
+            fact = replace(fact, pos=min(indexes), bound=self.bound_before(min(indexes)))
+        self.facts.append(fact)
         self.used.update(indexes)
+
+    def bound_before(self, i: int) -> int:
+        """Whether the value at ``i`` is a lower or an upper bound ("over 25",
+        "less than 25"), from the words just before it in its sentence."""
+        j = i - 1
+        while j >= 0 and i - j <= 3 and self.t[j].kind is not Kind.PUNCT:
+            word = self.low(j)
+            if word in _UPPER_BOUND:
+                return -1
+            if word in _LOWER_BOUND:
+                return 1
+            j -= 1
+        return 0
 
     def text(self, start: int, end: int) -> str:
         return " ".join(tok.raw for tok in self.t[start:end])
@@ -173,7 +200,15 @@ class _Scanner:
         return None
 
     def is_interval_start(self, i: int) -> bool:
-        return self.low(i - 1) in ("every", "each")
+        """ "every 15 minutes", "the checkpoint interval for jobs is 15 minutes"."""
+        if self.low(i - 1) in ("every", "each"):
+            return True
+        j = i - 1
+        while j >= 0 and self.t[j].kind is not Kind.PUNCT:
+            if self.low(j) in _INTERVAL_NOUNS:
+                return True
+            j -= 1
+        return False
 
     # value kinds -------------------------------------------------------------
 
@@ -355,6 +390,19 @@ class _Scanner:
             return
         if unit in lx.PERCENT_WORDS:
             self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
+            return
+        if unit in lx.CURRENCY_CODES:
+            self.add(Fact(MONEY, unit, (value,), self.text(start, j + 1)), *range(start, j + 1))
+            return
+        # "4 times an hour" is every 15 minutes
+        if (
+            w(j) in ("times", "time", "x")
+            and w(j + 1) in lx.RATE_JOINERS
+            and w(j + 2) in lx.DURATION_UNITS
+            and value > 0
+        ):
+            seconds = lx.DURATION_UNITS[w(j + 2)] / value
+            self.add(Fact(INTERVAL, "", (seconds,), self.text(start, j + 3)), *range(start, j + 3))
             return
         if unit in lx.RATE_UNITS:
             rate = value * lx.RATE_UNITS[unit]

@@ -263,6 +263,7 @@ SYNONYMS: dict[str, str] = {
     "env": "environment",
     "dir": "directory",
     "folder": "directory",
+    "cc": "copy",
 }
 
 # Irregular forms the suffix stemmer cannot reach.
@@ -482,6 +483,11 @@ SIZE_UNITS: dict[str, tuple[float, float]] = {
 }
 
 PERCENT_WORDS: frozenset[str] = frozenset({"%", "percent", "pct"})
+
+# Currency codes the text pass writes after an amount (memory.judge.text).
+CURRENCY_CODES: frozenset[str] = frozenset(
+    {"eur", "usd", "gbp", "jpy", "inr", "chf", "cad", "aud", "sek"}
+)
 
 # Compact rate units, in events per second.
 RATE_UNITS: dict[str, float] = {

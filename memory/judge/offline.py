@@ -32,12 +32,14 @@ the verdict is novel.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memory.judge import lexicon as lx
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.facts import (
+    INTERVAL,
     SOFT_DIMENSIONS,
     VERSION,
     Fact,
@@ -53,7 +55,7 @@ from memory.judge.statement import (
     Statement,
     analyse,
 )
-from memory.judge.text import lemma
+from memory.judge.text import Kind, Role, is_verb, lemma, stem
 
 # Below this cosine similarity a candidate is not considered at all.
 MIN_SIMILARITY = 0.30
@@ -112,6 +114,7 @@ class _FactComparison:
     new_only: list[tuple[str, str]] = field(default_factory=list)
     cand_only: list[tuple[str, str]] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)  # keys of compared groups, both spellings
+    ranges: list[str] = field(default_factory=list)  # values bounded in opposite directions
 
 
 def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
@@ -138,6 +141,11 @@ def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
             out.new_only.append(key)
             continue
         out.keys.add(key[1])
+        if _opposite_bounds(facts_n, facts_c):
+            # "claims under 25 EUR" and "claims over 1000 EUR": two ranges, two subjects
+            out.ranges.append(f"{', '.join(describe(f) for f in facts_n)} vs "
+                              f"{', '.join(describe(f) for f in facts_c)}")  # fmt: skip
+            continue
         n_in_c = [any(same_value(a, b) for b in facts_c) for a in facts_n]
         c_in_n = [any(same_value(b, a) for a in facts_n) for b in facts_c]
         said_n = ", ".join(describe(f) for f in facts_n)
@@ -149,8 +157,13 @@ def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
             out.conflicts.append(f"{said_n} vs {said_c}")
         else:
             out.agree.append(said_n)
-    out.cand_only = [k for k in gc if k not in gn]
+    out.cand_only += [k for k in gc if k not in gn]
     return out
+
+
+def _opposite_bounds(new: list[Fact], cand: list[Fact]) -> bool:
+    bounds_n, bounds_c = {f.bound for f in new}, {f.bound for f in cand}
+    return len(bounds_n) == len(bounds_c) == 1 and bounds_n == {-x for x in bounds_c} != {0}
 
 
 def _context_entities(st: Statement, situation: Statement | None) -> dict[str, str]:
@@ -189,11 +202,109 @@ def _subject_conflict(
     for q_n, q_c in _qualifier_differences(new, cand, lemmas_n, lemmas_c):
         if q_n.in_subject or q_c.in_subject:
             return _say_qualifiers(new, cand, q_n, q_c)
-    for f_n in new.subject_facts:
-        for f_c in cand.subject_facts:
+    compound = _compound_names_differ(new, cand)
+    if compound is not None:
+        return compound
+    for f_n in [*new.subject_facts, *_naming_frequencies(new)]:
+        for f_c in [*cand.subject_facts, *_naming_frequencies(cand)]:
             if f_n.dim == f_c.dim and not same_value(f_n, f_c):
                 return f"{describe(f_n)} vs {describe(f_c)}"
     return None
+
+
+def _naming_frequencies(st: Statement) -> list[Fact]:
+    """Frequency words used as part of a name: "the *nightly* ETL", "the
+    *hourly* incremental job" (a frequency right before a noun), as opposed
+    to "backups run nightly"."""
+    out = []
+    for f in st.facts:
+        if f.dim != INTERVAL or f.text.lower() not in lx.FREQUENCY_WORDS:
+            continue
+        after = st.tokens[f.pos + 1] if 0 <= f.pos < len(st.tokens) - 1 else None
+        if (
+            after is not None
+            and after.kind is Kind.WORD
+            and after.role is Role.CONTENT
+            and not (after.verb or after.aux or is_verb(after.lemma))
+        ):
+            out.append(f)
+    return out
+
+
+# Suffixes that name the same thing as the bare word ("checkout-svc" is the
+# checkout service).
+_GENERIC_SUFFIXES = frozenset(
+    {"svc", "service", "srv", "server", "app", "api", "cluster", "db", "team", "job", "worker"}
+)
+_COMPOUND = re.compile(r"\b([a-z][a-z0-9]*)-([a-z0-9]+)\b")
+
+
+def _compounds(text: str) -> dict[str, str]:
+    """Hyphenated names in a lesson, head -> suffix ("orion-b" -> orion: b)."""
+    found: dict[str, str] = {}
+    for head, tail in _COMPOUND.findall(text.lower()):
+        if tail not in _GENERIC_SUFFIXES:
+            found.setdefault(head, tail)
+    return found
+
+
+def _compound_names_differ(new: Statement, cand: Statement) -> str | None:
+    """ "orion-b" and "orion", "payments-a" and "payments-b",
+    "clickstream-enriched" and "clickstream": names that differ by a suffix
+    are different things. A name written spaced ("search api") matches its
+    hyphenated form."""
+    text_n, text_c = new.text.lower(), cand.text.lower()
+    for mine, theirs, text_theirs, flip in (
+        (_compounds(text_n), _compounds(text_c), text_c, False),
+        (_compounds(text_c), _compounds(text_n), text_n, True),
+    ):
+        for head, tail in mine.items():
+            following = re.findall(rf"\b{re.escape(head)}[ -]([a-z0-9]+)", text_theirs)
+            if any(stem(word) == stem(tail) for word in following):
+                continue  # "force-pushing" and "force push", "search-api" and "search API"
+            other = theirs.get(head)
+            if other is not None or re.search(rf"\b{re.escape(head)}\b", text_theirs):
+                said_mine = f"{head}-{tail}"
+                said_theirs = f"{head}-{other}" if other is not None else head
+                return f"{said_theirs} vs {said_mine}" if flip else f"{said_mine} vs {said_theirs}"
+    return None
+
+
+def _situation_conflict(
+    new: Statement,
+    cand: Statement,
+    new_sit: Statement | None,
+    cand_sit: Statement | None,
+) -> str | None:
+    """The situation is part of the subject: "port 9090" under store key
+    *grafana* and "port 8080" under *prometheus* are about two things. When
+    both lessons name a situation and each situation has a distinctive word
+    the other lesson never uses (in its content or situation), they are
+    about different subjects."""
+    if new_sit is None or cand_sit is None:
+        return None
+    lemmas_n, lemmas_c = _all_lemmas(new, new_sit), _all_lemmas(cand, cand_sit)
+    own_n = _distinctive(new_sit, lemmas_c)
+    own_c = _distinctive(cand_sit, lemmas_n)
+    # one swapped word ("replica" / "replication") is paraphrase; a name or
+    # two words of its own on each side is another situation
+    if _name_weight(new_sit, own_n) >= 1.5 and _name_weight(cand_sit, own_c) >= 1.5:
+        return f"under {new_sit.say(own_n[0])} vs under {cand_sit.say(own_c[0])}"
+    return None
+
+
+def _name_weight(st: Statement, lemmas: list[str]) -> float:
+    """Vocabulary weight where a capitalised word ("Netherlands", "France")
+    counts as a name."""
+    return sum(
+        max(st.content.get(lem, 0.0), 1.5 if st.say(lem)[:1].isupper() else 0.0) for lem in lemmas
+    )
+
+
+def _distinctive(st: Statement, other_lemmas: set[str]) -> list[str]:
+    return sorted(
+        w for w, weight in st.content.items() if weight >= WEIGHT_CONTENT and w not in other_lemmas
+    )
 
 
 def _qualifier_differences(
@@ -291,13 +402,17 @@ def read_pair(
     if sim < MIN_SIMILARITY or new.empty or cand.empty:
         return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
     sim_score = _clip((sim - 0.5) / 0.45)
-    subject = _subject_conflict(new, cand, new_sit, cand_sit)
+    subject = _situation_conflict(new, cand, new_sit, cand_sit) or _subject_conflict(
+        new, cand, new_sit, cand_sit
+    )
     if subject is not None:
         # the closer the vectors, the likelier the subject rule misread them
         confidence = 0.9 - 0.1 * sim_score
         return Reading(Relation.NOVEL, confidence, f"about a different subject ({subject})")
 
     facts = _compare_facts(new.facts, cand.facts)
+    if facts.ranges:
+        return Reading(Relation.NOVEL, 0.7, f"about another range ({facts.ranges[0]})")
     conflicts = list(facts.conflicts)
     # the keys of compared facts ("concurrency", "max_connections") were compared
     # with their values

@@ -12,6 +12,7 @@ Nothing here knows about candidates or verdicts; it only reads one text.
 
 from __future__ import annotations
 
+import decimal
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -159,8 +160,90 @@ _CONTRACTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+# Currencies by symbol, ISO code and word, to one code written after the
+# amount ("€3,000", "EUR 3000", "3000 euros" -> "3000 eur").
+_CURRENCY_SYMBOLS = {"€": "eur", "$": "usd", "£": "gbp", "¥": "jpy", "₹": "inr", "CHF": "chf"}
+_CURRENCY_WORDS = {
+    "euro": "eur", "euros": "eur", "eur": "eur", "dollar": "usd", "dollars": "usd", "usd": "usd",
+    "pound": "gbp", "pounds": "gbp", "gbp": "gbp", "yen": "jpy", "jpy": "jpy", "rupees": "inr",
+    "inr": "inr", "francs": "chf", "chf": "chf", "cad": "cad", "aud": "aud", "sek": "sek",
+}  # fmt: skip
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?)(?:\s?([kKmM])\b)?"
+_FRACTIONS = {"half": 50, "third": 100 / 3, "quarter": 25, "fifth": 20, "tenth": 10}
+
+
+def _amount(number: str, scale: str | None) -> str:
+    value = float(number.replace(",", ""))
+    value *= {"k": 1e3, "m": 1e6}.get((scale or "").lower(), 1.0)
+    return f"{value:g}" if value < 1e15 else number
+
+
+def _share(m: re.Match[str]) -> str:
+    """ "one in ten" -> "10%", only for a part smaller than its whole."""
+    part = 1 if m.group(1).lower() == "one" else int(m.group(1))
+    whole = int(m.group(2))
+    return f"{100 * part / whole:g}% of" if 0 < part < whole else m.group(0)
+
+
+def normalise_values(text: str) -> str:
+    """Quantities written in words or other notations, rewritten the one way
+    the fact scanner reads them: number words through ``text2num`` ("three
+    thousand euros" -> "3000 euros"), currencies to an amount and a code,
+    fractions and "one in ten" to percentages, scientific notation to a
+    decimal, "net-30" payment terms to days."""
+    from text_to_num import alpha2digit
+
+    t = alpha2digit(text, "en")
+    codes = "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True))
+    symbols = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
+    t = re.sub(
+        rf"({symbols})\s?{_AMOUNT}",
+        lambda m: f"{_amount(m.group(2), m.group(3))} {_CURRENCY_SYMBOLS[m.group(1)]}",
+        t,
+    )
+    t = re.sub(
+        rf"\b({codes})\s?{_AMOUNT}",
+        lambda m: f"{_amount(m.group(2), m.group(3))} {_CURRENCY_WORDS[m.group(1).lower()]}",
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        rf"{_AMOUNT}\s?({codes})\b",
+        lambda m: f"{_amount(m.group(1), m.group(2))} {_CURRENCY_WORDS[m.group(3).lower()]}",
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b",
+        lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        r"\b(one|\d{1,2}) (?:in|out of) (\d{1,3})\b"
+        r"(?! (?:days?|hours?|minutes?|weeks?|months?|years?))",
+        _share,
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        r"\b\d+(?:\.\d+)?e-?\d{1,2}\b",
+        lambda m: format(decimal.Decimal(m.group(0)).normalize(), "f"),
+        t,
+    )
+    t = re.sub(
+        r"\b(once|twice|thrice)"
+        r"(?= (?:a|an|per|every|each) (?:second|minute|hour|day|week|month|year)s?\b)",
+        lambda m: {"once": "1 times", "twice": "2 times", "thrice": "3 times"}[m.group(1).lower()],
+        t,
+        flags=re.IGNORECASE,
+    )
+    return re.sub(r"\bnet[- ](\d+)\b", r"net \1 days", t, flags=re.IGNORECASE)
+
+
 def normalise(text: str) -> str:
-    """Plain ASCII punctuation, contractions expanded, "2 a.m." -> "2am"."""
+    """Plain ASCII punctuation, contractions expanded, "2 a.m." -> "2am",
+    quantities in one notation (:func:`normalise_values`)."""
     t = (
         text.replace("\u2019", "'")
         .replace("\u2018", "'")
@@ -174,6 +257,7 @@ def normalise(text: str) -> str:
     )
     for pattern, repl in _CONTRACTIONS:
         t = re.sub(pattern, repl, t, flags=re.IGNORECASE)
+    t = normalise_values(t)
     t = re.sub(
         r"\b(\d{1,2}(?::\d{2})?)\s*([ap])\.?\s?m\b\.?",
         lambda m: f"{m.group(1)}{m.group(2).lower()}m",

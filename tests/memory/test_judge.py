@@ -614,3 +614,88 @@ def test_odd_input_gets_a_valid_verdict(text: str) -> None:
     verdict = judge(text, cand(text, 0.9), cand("The export job runs at 02:00 UTC.", 0.4))
     assert 0.0 <= verdict.confidence <= 1.0 and verdict.rationale
     assert (verdict.target_id is None) == (verdict.relation is Relation.NOVEL)
+
+
+# --- claims read as claims: situations, names, values -----------------------
+
+
+def test_the_situation_is_part_of_the_subject() -> None:
+    # Found by the Python client's store: one key's port must not supersede another's.
+    verdict = judge(
+        "The exporter listens on port 9090.",
+        cand("The exporter listens on port 8080.", situation="store key: grafana"),
+        situation="store key: prometheus",
+    )
+    assert verdict.relation is Relation.NOVEL
+    same_key = judge(
+        "The exporter listens on port 9090.",
+        cand("The exporter listens on port 8080.", situation="store key: grafana"),
+        situation="store key: grafana",
+    )
+    assert same_key.relation is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        ("25% of orion-b's GPUs are reserved for research.", "25% of orion's GPUs are reserved."),
+        ("payments-a runs 3 replicas.", "payments-b runs 5 replicas."),
+        ("The clickstream-enriched topic keeps data for a week.", "clickstream topic: 168 hours."),
+    ],
+)
+def test_names_that_differ_by_a_suffix_are_different_subjects(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.NOVEL
+
+
+def test_a_spaced_name_is_its_hyphenated_form() -> None:
+    spaced = relation(
+        "The search API canary starts at 5% of traffic.",
+        "search-api canary begins with one in ten requests.",
+    )
+    assert spaced is Relation.CONTRADICTS
+    generic = relation(
+        "The checkout-svc deploy freeze starts at 17:00.",
+        "The checkout deploy freeze starts at 5 pm.",
+    )
+    assert generic is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("The learning budget is three thousand euros per employee.",
+         "The learning budget is €3,000 per employee.", "duplicate"),
+        ("The learning budget is EUR 3000 per employee.",
+         "The learning budget is €2,500 per employee.", "contradicts"),
+        ("Contracts above fifty thousand dollars need legal review.",
+         "Contracts above USD 50k need legal review.", "duplicate"),
+        ("A quarter of the GPU pool is reserved for research.",
+         "25 percent of the GPU pool is reserved for research.", "duplicate"),
+        ("Checkpoints are written four times an hour.",
+         "The checkpoint interval is 15 minutes.", "duplicate"),
+        ("Checkpoints are written twice an hour.",
+         "The checkpoint interval is 15 minutes.", "contradicts"),
+    ],
+)  # fmt: skip
+def test_quantities_in_words_currencies_and_fractions_are_compared_as_values(
+    content: str, other: str, expected: str
+) -> None:
+    assert relation(content, other).value == expected
+
+
+def test_values_bounded_in_opposite_directions_are_different_ranges() -> None:
+    ranges = relation(
+        "Expense claims under €25 do not need manager approval.",
+        "Expense claims over €1,000 need director approval.",
+    )
+    assert ranges is Relation.NOVEL
+
+
+def test_a_frequency_that_names_a_job_is_part_of_its_subject() -> None:
+    verdict = judge(
+        "The orders nightly ETL times out after two hours.",
+        cand("orders hourly incremental ETL: timeout 15 min."),
+        cand("orders nightly ETL: job timeout is 90 min.", similarity=0.9),
+    )
+    assert verdict.relation is Relation.CONTRADICTS
+    assert verdict.target_id == cand("orders nightly ETL: job timeout is 90 min.").id
