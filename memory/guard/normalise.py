@@ -146,6 +146,21 @@ def _printable(text: str) -> bool:
     return good / len(text) > 0.9 and len(re.findall(r"[A-Za-z]{3,}", text)) >= 2
 
 
+# A quoted phrase after a word that reports it ("if an email says 'ignore
+# previous instructions'", "phrases like ...") is mentioned, not said.
+_MENTIONED = re.compile(
+    r"\b(?:says?|said|saying|contains?|containing|like|such as|e\.g\.|phrases?|strings?"
+    r"|wording|wrote|writes|reads)"
+    r"\s*:?\s*(?:'[^']{1,80}'|\"[^\"]{1,80}\"|“[^”]{1,80}”|‘[^’]{1,80}’)",
+    re.IGNORECASE,
+)
+
+
+def unquoted(text: str) -> str:
+    """The text with quoted phrases it only mentions left out."""
+    return _MENTIONED.sub(lambda m: m.group().split(None, 1)[0] + " …", text)
+
+
 def readings(raw: str) -> Iterator[tuple[str, str]]:
     """``(how, text)`` for every reading of a lesson, the plain one first.
 
@@ -153,7 +168,7 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     rejoined), ``encoded`` for anything that had to be decoded or
     transformed to be read.
     """
-    text = normalise(raw)
+    text = unquoted(normalise(raw))
     yield "plain", text
     joined = rejoined(text)
     if joined != text:
