@@ -17,6 +17,8 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
 
 from memory.judge import lexicon as lx
 from memory.judge.text import Kind, Role, Token, is_verb, stem
@@ -36,6 +38,8 @@ COUNT = "count"
 SETTING = "setting"
 LOCATION = "location"
 MONEY = "money"  # key: the currency code
+ORDINAL_DAY = "dayofmonth"  # "on the 25th"
+QUANTITY = "quantity"  # any other physical unit, through pint; key: its dimensionality
 
 # Dimensions that only qualify a statement ("nightly", "on Mondays"): a lesson
 # that adds one of them still restates a lesson that lacks it.
@@ -134,7 +138,24 @@ def describe(f: Fact) -> str:
 
 _UNIT_WORDS = {
     *lx.DURATION_UNITS, *lx.SIZE_UNITS, *lx.PERCENT_WORDS, *lx.RATE_UNITS, *lx.CURRENCY_CODES,
+    *lx.PINT_UNITS,
 }  # fmt: skip
+
+
+@cache
+def _units() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def _quantity(value: float, unit: str) -> tuple[str, float] | None:
+    """A value in base units and its dimensionality ("[mass]"), or None."""
+    try:
+        q = _units().Quantity(value, lx.PINT_UNITS[unit]).to_base_units()
+    except Exception:  # noqa: BLE001 (pint raises many kinds; an odd unit is just not a fact)
+        return None
+    return str(q.dimensionality), float(q.magnitude)
 _BARE_LETTER_UNITS = {"m", "s", "h", "d", "b"}
 _UPPER_BOUND = frozenset(
     {"under", "below", "less", "fewer", "smaller", "lower", "upto", "most", "within", "max"}
@@ -391,6 +412,12 @@ class _Scanner:
         if unit in lx.PERCENT_WORDS:
             self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
             return
+        if unit in lx.PINT_UNITS and unit not in lx.DURATION_UNITS:
+            measured = _quantity(value, unit)
+            if measured is not None:
+                text = self.text(start, j + 1)
+                self.add(Fact(QUANTITY, measured[0], (measured[1],), text), *range(start, j + 1))
+                return
         if unit in lx.CURRENCY_CODES:
             self.add(Fact(MONEY, unit, (value,), self.text(start, j + 1)), *range(start, j + 1))
             return

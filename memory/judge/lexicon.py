@@ -40,7 +40,9 @@ AUXILIARIES: frozenset[str] = _words(
     """
 )
 
-NEGATORS: frozenset[str] = frozenset({"not", "no", "never", "nor", "none", "nolonger", "avoid"})
+NEGATORS: frozenset[str] = frozenset(
+    {"not", "no", "never", "nor", "none", "nolonger", "avoid", "without"}
+)
 
 # Words a negator skips over to find the word it negates ("is not required",
 # "does not ever run", "must not be cached").
@@ -484,6 +486,18 @@ SIZE_UNITS: dict[str, tuple[float, float]] = {
 
 PERCENT_WORDS: frozenset[str] = frozenset({"%", "percent", "pct"})
 
+# Physical units read through pint (memory.judge.facts): an allow-list, because
+# pint also knows "in", "at", "are" and "a" as units.
+PINT_UNITS: dict[str, str] = {
+    "mg": "mg", "g": "g", "kg": "kg", "t": "t", "tonne": "t", "tonnes": "t", "ton": "t",
+    "tons": "t", "lb": "lb", "lbs": "lb", "mm": "mm", "cm": "cm", "km": "km", "mile": "mile",
+    "miles": "mile", "ft": "ft", "feet": "ft", "foot": "ft", "metre": "m", "metres": "m",
+    "meter": "m", "meters": "m", "ml": "ml", "l": "l", "litre": "l", "litres": "l",
+    "liter": "l", "liters": "l", "degc": "degC", "degf": "degF", "w": "W", "kw": "kW",
+    "mw": "MW", "kwh": "kWh", "mwh": "MWh", "v": "V", "kv": "kV", "hz": "Hz", "khz": "kHz",
+    "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph",
+}  # fmt: skip
+
 # Currency codes the text pass writes after an amount (memory.judge.text).
 CURRENCY_CODES: frozenset[str] = frozenset(
     {"eur", "usd", "gbp", "jpy", "inr", "chf", "cad", "aud", "sek"}
@@ -559,7 +573,10 @@ FREQUENCY_WORDS: dict[str, float] = {
     "daily": 86400.0,
     "nightly": 86400.0,
     "weekly": 604800.0,
+    "fortnightly": 1209600.0,
+    "biweekly": 1209600.0,
     "monthly": 2592000.0,
+    "quarterly": 7776000.0,
     "yearly": 31536000.0,
     "annually": 31536000.0,
 }

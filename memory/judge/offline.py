@@ -40,6 +40,7 @@ from memory.judge import lexicon as lx
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.facts import (
     INTERVAL,
+    QUANTITY,
     SOFT_DIMENSIONS,
     VERSION,
     Fact,
@@ -115,6 +116,7 @@ class _FactComparison:
     cand_only: list[tuple[str, str]] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)  # keys of compared groups, both spellings
     ranges: list[str] = field(default_factory=list)  # values bounded in opposite directions
+    agree_hard: int = 0  # agreeing groups outside the soft dimensions
 
 
 def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
@@ -153,6 +155,7 @@ def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
         if all(n_in_c) and all(c_in_n):
             same = said_n if said_n.lower() == said_c.lower() else f"{said_n} = {said_c}"
             out.agree.append(same)
+            out.agree_hard += key[0] not in SOFT_DIMENSIONS
         elif not any(n_in_c) or (len(facts_n) == len(facts_c)):
             out.conflicts.append(f"{said_n} vs {said_c}")
         else:
@@ -213,12 +216,14 @@ def _subject_conflict(
 
 
 def _naming_frequencies(st: Statement) -> list[Fact]:
-    """Frequency words used as part of a name: "the *nightly* ETL", "the
-    *hourly* incremental job" (a frequency right before a noun), as opposed
-    to "backups run nightly"."""
+    """Values used as part of a name: "the *nightly* ETL", "the *hourly*
+    incremental job", "the *-80 °C* freezer" (a frequency or a temperature
+    right before a noun), as opposed to "backups run nightly"."""
     out = []
     for f in st.facts:
-        if f.dim != INTERVAL or f.text.lower() not in lx.FREQUENCY_WORDS:
+        frequency = f.dim == INTERVAL and f.text.lower() in lx.FREQUENCY_WORDS
+        temperature = f.dim == QUANTITY and f.key == "[temperature]"  # "the -80 °C freezer"
+        if not (frequency or temperature):
             continue
         after = st.tokens[f.pos + 1] if 0 <= f.pos < len(st.tokens) - 1 else None
         if (
@@ -254,6 +259,16 @@ def _compound_names_differ(new: Statement, cand: Statement) -> str | None:
     are different things. A name written spaced ("search api") matches its
     hyphenated form."""
     text_n, text_c = new.text.lower(), cand.text.lower()
+    tails_n = {tail: head for head, tail in _COMPOUND.findall(text_n)}
+    for head_c, tail in _COMPOUND.findall(text_c):
+        head_n = tails_n.get(tail)
+        if (
+            head_n is not None
+            and head_n != head_c
+            and max(len(head_n), len(head_c)) <= 2  # codes, not values ("allkeys-lru")
+            and f"{head_c}-{tail}" not in text_n
+        ):
+            return f"{head_n}-{tail} vs {head_c}-{tail}"  # "A-class" and "C-class"
     for mine, theirs, text_theirs, flip in (
         (_compounds(text_n), _compounds(text_c), text_c, False),
         (_compounds(text_c), _compounds(text_n), text_n, True),
@@ -291,6 +306,15 @@ def _situation_conflict(
     if _name_weight(new_sit, own_n) >= 1.5 and _name_weight(cand_sit, own_c) >= 1.5:
         return f"under {new_sit.say(own_n[0])} vs under {cand_sit.say(own_c[0])}"
     return None
+
+
+def _same_situation(new_sit: Statement | None, cand_sit: Statement | None) -> bool:
+    """Both lessons name a situation, and they are the same one (most of
+    their vocabulary shared)."""
+    if new_sit is None or cand_sit is None:
+        return False
+    words_n, words_c = set(new_sit.content), set(cand_sit.content)
+    return bool(words_n) and len(words_n & words_c) / len(words_n | words_c) >= 0.6
 
 
 def _name_weight(st: Statement, lemmas: list[str]) -> float:
@@ -346,6 +370,8 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
         for sent_c in cand.sentence_signs:
             shared = set(sent_n) & set(sent_c)
             for lem in sorted(shared):
+                if lem in new.entities or lem in cand.entities:
+                    continue  # "no EC2 instance ..." quantifies a name; it negates nothing
                 sn, sc = sent_n[lem], sent_c[lem]
                 if len(sn) == 1 and len(sc) == 1 and sn != sc and len(shared) > 1:
                     said_n = "not " if -1 in sn else ""
@@ -438,6 +464,13 @@ def read_pair(
             conflicts.append(_say_qualifiers(new, cand, q_n, q_c))
         else:
             other_object = other_object or _say_qualifiers(new, cand, q_n, q_c)
+    hard_new_only = [k for k in facts.new_only if k[0] not in SOFT_DIMENSIONS]
+    hard_cand_only = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
+    if not conflicts and not facts.agree and hard_new_only and hard_cand_only:
+        # "heavier than 1,200 kg are refused" and "no taller than 1.8 m are
+        # accepted": each states another measure, so their verbs do not disagree
+        reason = "about another attribute of the same subject"
+        return Reading(Relation.NOVEL, 0.7, reason)
     conflicts += _polarity_conflicts(new, cand)
     if _order_relation(new, cand) == "conflict":
         conflicts.append("the order is reversed")
@@ -484,6 +517,18 @@ def read_pair(
 
     hard_new = [k for k in facts.new_only if k[0] not in SOFT_DIMENSIONS]
     hard_cand = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
+    if (
+        facts.agree_hard
+        and not hard_new
+        and not hard_cand
+        and other_object is None
+        and sim >= 0.7
+        and _same_situation(new_sit, cand_sit)
+        and not (_naming_frequencies(new) or _naming_frequencies(cand))
+    ):
+        # the same values under the same situation, in other words
+        reason = f"same situation and values ({'; '.join(facts.agree)})"
+        return Reading(Relation.DUPLICATE, 0.76, reason, details)
     if facts.new_only and hard_cand:
         reason = "about another attribute of the same subject"
         return Reading(Relation.NOVEL, 0.7, reason, details)

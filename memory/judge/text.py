@@ -213,8 +213,12 @@ def normalise_values(text: str) -> str:
         t,
         flags=re.IGNORECASE,
     )
+    t = t.replace("\u2212", "-")  # the minus sign
+    t = re.sub(r"\s?°\s?C\b|\s?degrees? (?:celsius|centigrade)\b", " degc", t, flags=re.I)
+    t = re.sub(r"\s?°\s?F\b|\s?degrees? fahrenheit\b", " degf", t, flags=re.I)
     t = re.sub(
-        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b",
+        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
+        r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
         lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
         t,
         flags=re.IGNORECASE,

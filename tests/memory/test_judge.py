@@ -699,3 +699,35 @@ def test_a_frequency_that_names_a_job_is_part_of_its_subject() -> None:
     )
     assert verdict.relation is Relation.CONTRADICTS
     assert verdict.target_id == cand("orders nightly ETL: job timeout is 90 min.").id
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("The dock accepts pallets up to 1,200 kg.",
+         "The dock accepts pallets up to 1.2 t.", "duplicate"),
+        ("The dock accepts pallets up to 1,500 kg.",
+         "The dock accepts pallets up to 1.2 t.", "contradicts"),
+        ("The vaccine fridge is kept at 5 degrees Celsius.",
+         "The vaccine fridge is kept at 5 °C.", "duplicate"),
+        ("The vaccine fridge is kept at 5 degrees Celsius.",
+         "The vaccine fridge is kept at 41 °F.", "duplicate"),
+    ],
+)  # fmt: skip
+def test_physical_units_are_read_through_pint(content: str, other: str, expected: str) -> None:
+    assert relation(content, other).value == expected
+
+
+def test_different_measures_are_different_attributes_whatever_their_verbs() -> None:
+    assert relation("Pallets heavier than 1,200 kg are refused at the dock.",
+                    "The dock accepts pallets no taller than 1.8 metres.") is Relation.NOVEL  # fmt: skip
+
+
+def test_a_temperature_that_names_a_freezer_is_part_of_its_subject() -> None:
+    assert relation("Samples in the -20 °C freezer are audited quarterly.",
+                    "Samples in the -80 °C freezer are audited monthly.") is Relation.NOVEL  # fmt: skip
+
+
+def test_without_negates_what_it_governs() -> None:
+    assert relation("Items may be returned without a receipt within 30 days.",
+                    "Returns are accepted only with a receipt, within 30 days.") is Relation.CONTRADICTS  # fmt: skip
