@@ -153,9 +153,11 @@ def _quantity(value: float, unit: str) -> tuple[str, float] | None:
     """A value in base units and its dimensionality ("[mass]"), or None."""
     try:
         q = _units().Quantity(value, lx.PINT_UNITS[unit]).to_base_units()
-    except Exception:  # noqa: BLE001 (pint raises many kinds; an odd unit is just not a fact)
+    except Exception:  # pint raises many kinds; an odd unit is just not a fact
         return None
     return str(q.dimensionality), float(q.magnitude)
+
+
 _BARE_LETTER_UNITS = {"m", "s", "h", "d", "b"}
 _UPPER_BOUND = frozenset(
     {"under", "below", "less", "fewer", "smaller", "lower", "upto", "most", "within", "max"}

@@ -719,15 +719,24 @@ def test_physical_units_are_read_through_pint(content: str, other: str, expected
 
 
 def test_different_measures_are_different_attributes_whatever_their_verbs() -> None:
-    assert relation("Pallets heavier than 1,200 kg are refused at the dock.",
-                    "The dock accepts pallets no taller than 1.8 metres.") is Relation.NOVEL  # fmt: skip
+    verdict = relation(
+        "Pallets heavier than 1,200 kg are refused at the dock.",
+        "The dock accepts pallets no taller than 1.8 metres.",
+    )
+    assert verdict is Relation.NOVEL
 
 
 def test_a_temperature_that_names_a_freezer_is_part_of_its_subject() -> None:
-    assert relation("Samples in the -20 °C freezer are audited quarterly.",
-                    "Samples in the -80 °C freezer are audited monthly.") is Relation.NOVEL  # fmt: skip
+    verdict = relation(
+        "Samples in the -20 °C freezer are audited quarterly.",
+        "Samples in the -80 °C freezer are audited monthly.",
+    )
+    assert verdict is Relation.NOVEL
 
 
 def test_without_negates_what_it_governs() -> None:
-    assert relation("Items may be returned without a receipt within 30 days.",
-                    "Returns are accepted only with a receipt, within 30 days.") is Relation.CONTRADICTS  # fmt: skip
+    verdict = relation(
+        "Items may be returned without a receipt within 30 days.",
+        "Returns are accepted only with a receipt, within 30 days.",
+    )
+    assert verdict is Relation.CONTRADICTS
