@@ -437,6 +437,9 @@ CELERY_BEAT_SCHEDULE = {
                      "args": ["decay"]},
     "garden-merge": {"task": "curation.tasks.garden_task", "schedule": 3600.0,
                      "args": ["merge"]},
+    # lessons the LLM judge could not classify, judged again once it answers
+    "garden-rejudge": {"task": "curation.tasks.garden_task", "schedule": 600.0,
+                       "args": ["rejudge"]},
     "garden-purge-journal": {"task": "curation.tasks.garden_task", "schedule": 86400.0,
                              "args": ["purge_journal"]},
 }  # fmt: skip

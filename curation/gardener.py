@@ -65,7 +65,7 @@ from memory.models import Lesson, LessonStatus
 
 log = logging.getLogger(__name__)
 
-STEPS = ("decay", "expire", "ceilings", "merge", "purge_journal", "requeue")
+STEPS = ("decay", "expire", "ceilings", "merge", "rejudge", "purge_journal", "requeue")
 RUN_RETENTION = timedelta(days=30)
 # Merge looks only at lessons activated at least this long ago: a learn
 # stamps activated_at before it commits, so a newer cursor could pass over
@@ -378,7 +378,14 @@ def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
     def operation() -> dict:
         now = timezone.now()
         merged_count = sum(
-            _merge_one(tenant_id, survivor, merged, judge_name, policies, now)
+            merge_into(
+                tenant_id=tenant_id,
+                survivor=survivor,
+                merged=merged,
+                judge_name=judge_name,
+                policies=policies,
+                now=now,
+            )
             for survivor, merged, judge_name in confirmed
         )
         model_calls_save(tenant_id=tenant_id, calls=[(None, c) for c in calls], created_at=now)
@@ -395,7 +402,8 @@ def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
     return run_apply_transaction(tenant_id, operation)
 
 
-def _merge_one(
+def merge_into(
+    *,
     tenant_id: uuid.UUID,
     survivor: Lesson,
     merged: Lesson,
@@ -487,6 +495,10 @@ def garden_tenant(tenant_id: uuid.UUID, step: str, *, trigger: str = "beat") -> 
         return _merge(tenant_id, trigger)
     if step == "requeue":
         return _requeue(tenant_id, trigger)
+    if step == "rejudge":
+        from curation.rejudge import rejudge  # it merges through this module
+
+        return rejudge(tenant_id, trigger)
     work = _LESSON_STEPS[step]
 
     def operation() -> dict:
