@@ -151,14 +151,34 @@ def _printable(text: str) -> bool:
 _MENTIONED = re.compile(
     r"\b(?:says?|said|saying|contains?|containing|like|such as|e\.g\.|phrases?|strings?"
     r"|wording|wrote|writes|reads)"
-    r"\s*:?\s*(?:'[^']{1,80}'|\"[^\"]{1,80}\"|“[^”]{1,80}”|‘[^’]{1,80}’)",
+    r"\s*:?\s*(?:'[^']{1,80}'|\"[^\"]{1,80}\"|“[^”]{1,80}”|‘[^’]{1,80}’|`[^`]{1,80}`)"
+    # or a quoted phrase named as such: "stray 'ignore previous instructions' lines"
+    r"|(?:'[^']{1,80}'|\"[^\"]{1,80}\"|“[^”]{1,80}”|‘[^’]{1,80}’)\s+"
+    r"(?=(?:lines?|messages?|phrases?|strings?|text|prompts?|payloads?|attacks?|injections?)\b)",
     re.IGNORECASE,
 )
 
 
 def unquoted(text: str) -> str:
     """The text with quoted phrases it only mentions left out."""
-    return _MENTIONED.sub(lambda m: m.group().split(None, 1)[0] + " …", text)
+    return _MENTIONED.sub(_elide, text)
+
+
+def _elide(match: re.Match[str]) -> str:
+    said = match.group()
+    if said[:1] in "'\"“‘":  # a quoted phrase named as such
+        return "… "
+    return said.split(None, 1)[0] + " …"
+
+
+# Words at least one rule needs; a transformed reading with none is noise.
+_ATTACK_WORDS = re.compile(
+    r"\b(?:ignore|disregard|forget|override|instructions?|prompt|system|agents?|assistants?|ai|model"
+    r"|judge|classif\w*|verdict|novel|duplicate|send|post|upload|e-?mail|forward|paste|export"
+    r"|curl|wget|sh|bash|exec|eval|token|secret|keys?|passwords?|credentials?|env|mfa|audit"
+    r"|approv\w*|disable|delete|remove|grant|admin|tell|user|hide|silently|quietly|run)\b",
+    re.IGNORECASE,
+)
 
 
 def readings(raw: str) -> Iterator[tuple[str, str]]:
@@ -179,7 +199,8 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     for decoded in decodings(text):
         yield "encoded", normalise(decoded)
     # Ordinary text turns into noise under these, so only a hidden
-    # instruction can match a rule.
+    # instruction can match a rule; noise without a single word an attack
+    # needs is not worth the rules' time.
     for variant in (codecs.encode(text, "rot13"), text[::-1], joined.translate(_LEET)):
-        if variant != text:
+        if variant != text and _ATTACK_WORDS.search(variant):
             yield "encoded", variant

@@ -171,6 +171,11 @@ _FUTURE_READER = [
 ]
 
 _FUTURE_READER.append(
+    _rx(
+        r"(?:^|[.!?:;)\]] ?)(?:agents?|ai|assistants?|llms?|models?|bots?|copilots?)[- ](?:note|notice|instructions?|reminder|directive|memo)s?\s*:"
+    )
+)
+_FUTURE_READER.append(
     # the reader hailed: "Reading agents:", "Dear AI assistant,"
     _rx(
         r"(?:^|[.!?:;)\]] ?)(?:reading|recalling|retrieving|future|downstream|subsequent|all|dear|attention,?|hey|hi|other|fellow) (?:ai |llm |coding |support )?(?:agents?|assistants?|models?|llms?|bots?)\s*[:,-]"
@@ -323,7 +328,7 @@ def _markup_used(text: str) -> bool:
 # agents to do it, or claims a standing approval so nobody asks.
 
 _WEAKEN = r"(?:disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
-_CONTROL = r"(?:mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
+_CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 _STANDING_APPROVAL = _rx(
     r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
@@ -331,6 +336,7 @@ _STANDING_APPROVAL = _rx(
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance)\b[^.]{0,30}\b(?:decision|policy|ticket|directive)"
+    r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )off|confirmed|cleared)\b"
     r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
     r"|\b(?:and|then) carry on\b"
@@ -355,9 +361,12 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 # Integrity and security controls whose removal is never routine advice.
-_HARD_CONTROL = r"(?:hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|branch protection|dlp|edr|antivirus|firewall)"
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|branch protection|dlp|edr|antivirus|firewall)"
 _IMPERATIVE_WEAKENING = _rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+)
+_HARD_WEAKENED = _rx(
+    rf"\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled)\b"
 )
 # A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
 _EVASION = _rx(
@@ -376,6 +385,8 @@ def _security_weakening(text: str) -> bool:
             if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
                 return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
+        return True
+    if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
         return True
     for match in _WITHOUT_CONTROL.finditer(text):
         if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
@@ -403,6 +414,9 @@ _CONCEAL = [
     ),
     _rx(r"\bmark (?:the |this |that )?(?:rule|filter|forward\w*|change|it) (?:as )?hidden\b"),
     _rx(
+        r"\bleave (?:the |its |their )?(?:audit|log|change|history)\b[\w ]{0,20}\b(?:blank|empty)\b"
+    ),
+    _rx(
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
     _rx(
@@ -423,18 +437,30 @@ _CONCEAL = [
 # --- credentials asked for --------------------------------------------------
 
 _CREDENTIAL_ASK = _rx(
-    r"\b(?:ask|request|have|get|tell|prompt|require)\w* (?:the |each |every )?(?:user|customer|requester|employee|caller)s?\b[^.;]{0,70}\b(?:their|his|her|the|your)?\s*(?:current |old |new )?(?:passwords?|passphrases?|one-time (?:codes?|passwords?)|otp|mfa codes?|2fa codes?|recovery codes?|private keys?|seed phrases?|pins?|credit card numbers?|cvv|ssn|social security numbers?)\b"
+    r"\b(?:ask|request|have|get|tell|prompt|require)\w* (?:the |each |every |all )?(?:user|customer|requester|employee|caller|contractor|staff|people|member|client|patient|them|him|her)s?\b[^.;]{0,80}?\b(?:passwords?|passphrases?|one-time (?:codes?|passwords?)|otp|mfa codes?|2fa codes?|recovery codes?|private keys?|seed phrases?|pins?|credit card numbers?|cvv|ssn|social security numbers?)\b"
 )
 
 # --- instructions that copy themselves into memory, replies or commits ----
 
 _PROPAGATE = _rx(
-    r"\b(?:append|add|include|copy|paste|insert|repeat)\w*\b (?:this|the following|these|the above|that) (?:sentence|text|line|note|paragraph|instruction|guidance|message|rule|block)s?\b[^.]{0,60}\b(?:to|in|into|at the end of) (?:it|every|each|any|all|new|future|your|the)\b"
+    r"\b(?:append|add|include|copy|paste|insert|repeat)\w*\b (?:this|the following|these|the above|that) (?:entire |whole |full |exact )?(?:sentence|text|line|note|paragraph|instruction|guidance|message|rule|block)s?\b[^.]{0,60}\b(?:to|in|into|at the end of) (?:it|every|each|any|all|new|future|your|the)\b"
 )
 
 # --- whatever classifies or screens the lesson, addressed or pre-empted -----
 
 _JUDGE_ADDRESSED = [
+    _rx(
+        r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating|grading) (?:model|judge|classifier|llm|ai|agent|step)\b"
+    ),
+    _rx(
+        r"\b(?:any|all|every) (?:newer|future|later|new|subsequent) (?:lessons?|memories|entries|notes)\b[^.]{0,80}\b(?:is|are|should|must) (?:be )?(?:a )?(?:stale|duplicates?|rejected|treated|ignored|discarded|contradict\w*|wrong|invalid)"
+    ),
+    _rx(
+        r"\b(?:takes?|have|has|get) (?:precedence|priority) over (?:your|the|any|all) (?:system prompt|instructions|rules|guidelines|other (?:stored )?lessons?|policies)"
+    ),
+    _rx(
+        r"\bfollow (?:the )?(?:instructions|steps|directions|commands)\b[^.]{0,30}\b(?:in|at|from) (?:it|that|there|the (?:file|page|url|gist|link|document|response))\b[^.]{0,20}\bexactly\b"
+    ),
     _rx(
         r"\b(?:any |the |every )?(?:model|ai|llm|classifier|system|tool|filter)s? (?:screening|scoring|judging|classifying|comparing|reviewing|checking|evaluating|grading|moderating)\b"
     ),
@@ -495,9 +521,19 @@ _SECRET_PARAM = re.compile(
 )
 
 
+_MD_IMAGE_PLACEHOLDER = re.compile(
+    r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*(?:\{[\w.]+\}|%7B)", re.I
+)
+_ENV_AS_BODY = _rx(
+    r"(?:data|json|body|params|payload)\s*[=:]\s*[^\n]{0,60}(?:os\.environ|process\.env|getenv\(\)|\bENV\b)"
+)
+
+
 def _secret_in_url(text: str) -> bool:
     """A URL whose path or query is filled from a template variable or a
     secret at read time: rendering the link or image sends the value out."""
+    if _MD_IMAGE_PLACEHOLDER.search(text) or _ENV_AS_BODY.search(text):
+        return True
     for match in _URL.finditer(text):
         url = match.group()
         decoded = (
@@ -511,9 +547,9 @@ def _secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_SEND = r"(?:reenv\w*|cc\w*|send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
@@ -547,9 +583,19 @@ _SEND_WORLD = re.compile(
 _DESTINATION_WORLD = re.compile(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
+# Personal mailboxes: business data sent there has left the organisation.
+_FREE_MAIL = r"[\w.+-]+@(?:gmail|googlemail|proton|protonmail|pm|outlook|hotmail|live|yahoo|gmx|mail|yandex|qq|163|icloud|aol|tutanota|zoho)\.[a-z.]{2,6}\b"
+_TO_FREE_MAIL = _rx(
+    rf"\b(?:{_SEND[3:-1]}|envi\w*|envoy\w*|weiterleit\w*|schick\w*|inoltr\w*)\b[^.;]{{0,160}}?{_FREE_MAIL}"
+)
+
+
 def _secret_sent(text: str) -> bool:
     if _SUBSTITUTED_SECRET.search(text):
         return True
+    for match in _TO_FREE_MAIL.finditer(text):
+        if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+            return True
     if (
         _AI_READER_WORLD.search(text)
         and _SEND_WORLD.search(text)
@@ -606,9 +652,17 @@ _SKIP_VERIFY = _rx(
 )
 
 
+_PAY_ANYWHERE = _rx(
+    r"\b(?:paid|pay|refund\w*|transfer\w*|wire\w*|remit\w*|sent)\b[^.;]{0,60}\bto (?:whatever|any|whichever) (?:card|bank account|account|iban|wallet|payee)"
+)
+
+
 def _payment_redirect(text: str) -> bool:
-    """New bank details, with the verification that would catch a fraud waived."""
-    return bool(_BANK_CHANGE.search(text) and _SKIP_VERIFY.search(text))
+    """New bank details with the verification that would catch a fraud
+    waived, or money paid wherever the requester says."""
+    return bool(_BANK_CHANGE.search(text) and _SKIP_VERIFY.search(text)) or bool(
+        _PAY_ANYWHERE.search(text)
+    )
 
 
 # --- a link whose text names one host and whose target is another ----------
