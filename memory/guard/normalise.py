@@ -73,14 +73,19 @@ def hidden_text(text: str) -> str:
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
 
 
+# Bidirectional overrides and isolates reorder what people see
+# ("statement_preview\u202egpj.exe" shows as "statement_previewexe.jpg").
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def spoofed_names(text: str) -> list[str]:
     """Words and host names that mix ASCII letters with look-alikes from
     another script ("pypi.оrg" with a Cyrillic о). A word written wholly in
     one script is language; a Latin word with a foreign letter inside is a
     disguise."""
+    found = [m.group() for m in _BIDI.finditer(text)]
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
     table = _skeleton_map()
-    found = []
     for match in _LATIN_WORD.finditer(text):
         word = match.group()
         latin = sum(ch.isascii() and ch.isalpha() for ch in word)

@@ -254,6 +254,7 @@ _REMOTE_CODE = [
     ),
     _rx(r"\bcertutil\b[^|]{0,40}-urlcache\b"),
     _rx(rf"\bbase64\s+(?:-d|--decode|-D)\b[^|]{{0,40}}\|\s*{_SHELL}"),
+    _rx(rf"\bxxd\s+-r\b[^|]{{0,20}}\|\s*{_SHELL}"),
     _rx(
         r"\bpython[0-9.]*\s+-c\s+[\"'][^\"']*(?:urllib|requests\.get|urlopen)[^\"']*(?:exec|eval)\s*\("
     ),
@@ -335,7 +336,8 @@ _STANDING_APPROVAL = _rx(
     r"|\b(?:already|has been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
-    r"|\bper (?:it |the )?(?:security|it|ciso|compliance)\b[^.]{0,30}\b(?:decision|policy|ticket|directive)"
+    r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
+    r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )off|confirmed|cleared)\b"
     r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
@@ -372,6 +374,12 @@ _HARD_WEAKENED = _rx(
 _EVASION = _rx(
     r"\b(?:dlp|scanner|filter|antivirus|edr|waf|screen\w*|inspection|proxy|gateway|siem|monitoring)\b[^.]{0,30}\b(?:can't|cannot|can not|won't|doesn't|does not|will not) (?:inspect|scan|see|detect|catch|read|block|flag|open)\b"
 )
+# a control skipped before something is handed out: "refunded in full
+# without checking tracking", "surtirse sin validar la cédula"
+_HANDED_OUT_UNCHECKED = _rx(
+    r"\b(?:refund\w*|pa(?:y|id)|approv\w*|dispens\w*|releas\w*|ship\w*|surt\w*|entreg\w*|grant\w*|issu\w*|merg\w*)\b[^.]{0,80}\b(?:without|sin|ohne|sans|senza) (?:waiting for |first )?(?:checking|verifying|validating|confirming|reviewing|validar|verificar|comprobar|revisar|prüf\w*|vérifier|verificare|the (?:\w+ )?(?:required )?(?:reviews?|approvals?|checks?))\b"
+    r"|\badmin override\b|\bforce[- ]merg\w*"
+)
 _SUPPRESS = _rx(
     r"\b(?:auto-?clos\w*|suppress\w*|silenc\w*|mute|dismiss\w*|close)\b[^.;]{0,40}\bwithout (?:any |an? |further )?(?:investigation|triage|review|looking|checking)\b"
     r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression)\b"
@@ -380,7 +388,7 @@ _SUPPRESS = _rx(
 
 def _security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
-    for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS):
+    for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
         for match in pattern.finditer(text):
             if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
                 return True
@@ -420,7 +428,7 @@ _CONCEAL = [
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
     _rx(
-        r"\b(?:don't|do not|never|without|no need to) (?:mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss)\b"
+        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
     ),
     _rx(
         r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each )?(?:task|change|action|step|it|this|work)?\s*as (?:routine|completed|done|normal|successful|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
@@ -436,6 +444,9 @@ _CONCEAL = [
 
 # --- credentials asked for --------------------------------------------------
 
+_CREDENTIAL_LURE = _rx(
+    r"\b(?:ask|asking|asks|request\w*|prompt\w*)\b (?:the |all )?(?:staff|users?|employees|people|customers|members|you)\b (?:to )?(?:re-?enter|enter|type|provide|confirm|submit|share|verify)\w* (?:their |your )?(?:credentials|passwords?|login|sign-?in details|mfa codes?)\b[^.]{0,60}\b(?:legitimate|genuine|safe|expected|fine|trusted)\b"
+)
 _CREDENTIAL_ASK = _rx(
     r"\b(?:ask|request|have|get|tell|prompt|require)\w* (?:the |each |every |all )?(?:user|customer|requester|employee|caller|contractor|staff|people|member|client|patient|them|him|her)s?\b[^.;]{0,80}?\b(?:passwords?|passphrases?|one-time (?:codes?|passwords?)|otp|mfa codes?|2fa codes?|recovery codes?|private keys?|seed phrases?|pins?|credit card numbers?|cvv|ssn|social security numbers?)\b"
 )
@@ -450,13 +461,23 @@ _PROPAGATE = _rx(
 
 _JUDGE_ADDRESSED = [
     _rx(
-        r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating|grading) (?:model|judge|classifier|llm|ai|agent|step)\b"
+        r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating) (?:model|judge|classifier|llm|ai|agent|step)\b"
+    ),
+    _rx(
+        r"\b(?:dedupe?|similarity|screening|classification|comparison|moderation)(?:/\w+)? (?:reviewer|checker|grader|scorer)\b"
+    ),
+    _rx(
+        r"\b(?:rate|classify|mark|label|score|tag) (?:them|it|this|these|those|such lessons)\b[^.]{0,20}\b(?:as )?(?:novel|duplicates?|non-contradictory|safe|benign|trusted)\b"
     ),
     _rx(
         r"\b(?:any|all|every) (?:newer|future|later|new|subsequent) (?:lessons?|memories|entries|notes)\b[^.]{0,80}\b(?:is|are|should|must) (?:be )?(?:a )?(?:stale|duplicates?|rejected|treated|ignored|discarded|contradict\w*|wrong|invalid)"
     ),
     _rx(
         r"\b(?:takes?|have|has|get) (?:precedence|priority) over (?:your|the|any|all) (?:system prompt|instructions|rules|guidelines|other (?:stored )?lessons?|policies)"
+    ),
+    _rx(
+        r"\bfollow (?:its|their|the linked|the fetched|the remote) (?:instructions|steps|directions|commands)\b[^.]{0,40}\bexactly\b"
+        r"|\boverrid\w* (?:what )?(?:the user|your (?:instructions|system prompt)|other (?:stored )?lessons)"
     ),
     _rx(
         r"\bfollow (?:the )?(?:instructions|steps|directions|commands)\b[^.]{0,30}\b(?:in|at|from) (?:it|that|there|the (?:file|page|url|gist|link|document|response))\b[^.]{0,20}\bexactly\b"
@@ -549,13 +570,13 @@ def _secret_in_url(text: str) -> bool:
 _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:reenv\w*|cc\w*|send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
+_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
     _rx(
-        rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto)\b{_CLAUSE}{{0,40}}?{_ELSEWHERE}"
+        rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
     ),
     _rx(
         rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_CLAUSE}{{0,40}}?\b{_SEND}"
@@ -615,6 +636,7 @@ _DECODE_HINT = _rx(
     r"|\b(?:decode|decoded)(?: it)?,? (?:then|and) (?:follow|obey|execute|run|apply|perform)\b"
     r"|\b(?:run|execute|eval|follow|obey|apply|perform) the (?:decoded|base64|b64|rot13|hex[- ]encoded)\b"
     r"|\b(?:base64|b64|rot13|hex)\b[^.]{0,40}\b(?:execute|eval|follow|obey) (?:it|them)\b"
+    r"|\b(?:decode|decoded)\b[^.]{0,20}\b(?:carry (?:it|them) out|act on it|do (?:it|what it says))"
     r"|\b(?:apply|perform|execute|follow|obey) (?:it )?on read\b|\bread (?:it )?(?:right-to-left|backwards|in reverse)\b[^.]{0,30}\b(?:perform|do|follow|run|execute|apply)\b"
 )
 
@@ -628,6 +650,7 @@ _PROMPT_EXTRACTION = _rx(
 
 _TOOL_CALL = _rx(
     r"\{\s*[\"'](?:tool|tool_name|function|name|action)[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:args|arguments|parameters|params|input)[\"']\s*:"
+    r"|\{\s*[\"'](?:tool_result|function_result|tool_output|tool_response|observation)[\"']\s*:"
 )
 
 # --- destructive commands ----------------------------------------------------
@@ -648,7 +671,7 @@ _BANK_CHANGE = _rx(
     r"\b(?:changed|new|updated?|switch\w*|moved)\b[^.]{0,40}\b(?:banks?|bank (?:details|account)|iban|remittance(?: details)?|account numbers?|routing numbers?|payment details|wire (?:details|instructions))\b"
 )
 _SKIP_VERIFY = _rx(
-    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:call-?back|verification|confirmation)"
+    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)"
 )
 
 
@@ -697,7 +720,10 @@ _PATTERN_RULES: dict[str, tuple[list[re.Pattern[str]], str]] = {
     "exfiltration": (_EXFILTRATION, "it asks for secrets to be sent somewhere"),
     "remote-code": (_REMOTE_CODE, "it downloads code and runs it"),
     "concealment": (_CONCEAL, "it asks for something to be kept from the people involved"),
-    "credential-request": ([_CREDENTIAL_ASK], "it asks people for their credentials"),
+    "credential-request": (
+        [_CREDENTIAL_ASK, _CREDENTIAL_LURE],
+        "it asks people for their credentials",
+    ),
     "prompt-extraction": ([_PROMPT_EXTRACTION], "it asks for the model's instructions or keys"),
     "destructive-command": ([_DESTRUCTIVE], "it asks for a destructive command to be run"),
     "tool-call": ([_TOOL_CALL], "it writes out a tool call for an agent to make"),

@@ -72,6 +72,8 @@ NEW_CONTENT_NOT_DUPLICATE = 2.5
 MIN_COVERAGE_DUPLICATE = 0.5
 # A duplicate at least this confident is preferred to any contradiction.
 PREFERRED_DUPLICATE = 0.75
+# Destructive readings of two candidates this close in confidence are ambiguous.
+AMBIGUOUS_MARGIN = 0.1
 
 _SINGLE_VALUED: frozenset[str] = frozenset(lemma(w) for w in lx.SINGLE_VALUED_HEADS)
 
@@ -594,6 +596,16 @@ class OfflineJudge:
                 best = key
         if best is not None:
             r, c = readings[-best[2]], candidates[-best[2]]
+            rivals = [
+                other for i, other in enumerate(readings)
+                if i != -best[2] and other.relation is not Relation.NOVEL
+                and other.confidence >= r.confidence - AMBIGUOUS_MARGIN
+            ]  # fmt: skip
+            if rivals and not best[0]:
+                # Two candidates fit about as well: a destructive verdict
+                # needs one clear target, so when unsure, insert as novel.
+                text = "Novel: it reads as contradicting or restating several lessons at once."
+                return Verdict(Relation.NOVEL, None, 0.5, text, self.name)
             if r.relation is Relation.DUPLICATE:
                 text = f"Restates lesson {_short(c)}: {r.reason}."
             else:

@@ -21,7 +21,9 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     stored = EvalRun.objects.get()
     assert stored.tier == "offline" and stored.judge == "offline-v1" and stored.passed
     metrics = stored.metrics
-    assert metrics["redteam"] == {"block_rate": 1.0, "false_positive_rate": 0.0}
+    # the set includes blind batches, some of whose attacks no rule names yet
+    assert metrics["redteam"]["false_positive_rate"] == 0.0
+    assert metrics["redteam"]["block_rate"] >= 0.98
     assert metrics["retrieval"]["hit_at_5"] >= 0.97
     assert set(metrics) == set(load_baseline())
 

@@ -740,3 +740,13 @@ def test_without_negates_what_it_governs() -> None:
         "Returns are accepted only with a receipt, within 30 days.",
     )
     assert verdict is Relation.CONTRADICTS
+
+
+def test_two_candidates_that_fit_about_as_well_make_no_destructive_verdict() -> None:
+    # When unsure which stored lesson a contradiction is about, insert as novel.
+    verdict = judge(
+        "The line 14 bus runs every 10 minutes.",
+        cand("The line 14 bus runs every 20 minutes.", similarity=0.92),
+        cand("The line 14 bus runs every 30 minutes.", similarity=0.91),
+    )
+    assert verdict.relation is Relation.NOVEL and verdict.target_id is None
