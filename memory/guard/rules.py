@@ -170,20 +170,9 @@ _FUTURE_READER = [
     ),
 ]
 
-_FUTURE_READER.append(
-    _rx(
-        r"(?:^|[.!?:;)\]] ?)(?:agents?|ai|assistants?|llms?|models?|bots?|copilots?)[- ](?:note|notice|instructions?|reminder|directive|memo)s?\s*:"
-    )
-)
-_FUTURE_READER.append(
-    # the reader hailed: "Reading agents:", "Dear AI assistant,"
-    _rx(
-        r"(?:^|[.!?:;)\]] ?)(?:reading|recalling|retrieving|future|downstream|subsequent|all|dear|attention,?|hey|hi|other|fellow) (?:ai |llm |coding |support )?(?:agents?|assistants?|models?|llms?|bots?)\s*[:,-]"
-    )
-)
-_FUTURE_READER.append(
-    _rx(rf"\b{_AI} (?:recalling|reading|loading|retrieving|seeing|finding) {_THIS}")
-)
+# Hailing the reader ("Agents reading this:", "Note for AI assistants:") is
+# no attack by itself: a memory for agents is written to agents. What
+# follows the hail is what the other rules judge.
 
 # --- secrets leaving: keys, env vars, credentials to a URL -----------------
 
@@ -745,10 +734,27 @@ def reason(rule: str) -> str:
     return _REASONS[rule]
 
 
+# Before a command or a call: words that make it a mention, not an order
+# ("we stopped using curl | bash installers", "logs each call, e.g. {...}").
+_MENTION_BEFORE = re.compile(
+    r"(?:\b(?:stopped using|no longer use|never use|never run|don't use|do not use|don't run|do not run"
+    r"|instead of|rather than|avoid|for example|such as|like|as in)\b|\be\.g\.)[^;]{0,25}$",
+    re.IGNORECASE,
+)
+_MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
+
+
+def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
+    for found in pattern.finditer(text):
+        if rule not in _MENTIONABLE or not _MENTION_BEFORE.search(text, 0, found.start()):
+            return True
+    return False
+
+
 def match(text: str) -> str | None:
     """The first rule a (normalised) reading of a lesson breaks, or None."""
     for rule, (patterns, _) in _PATTERN_RULES.items():
-        if any(p.search(text) for p in patterns):
+        if any(_used(rule, p, text) for p in patterns):
             return rule
         if rule == "exfiltration" and (
             _exfiltration(text)
