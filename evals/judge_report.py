@@ -60,6 +60,7 @@ class GoldenCase:
     candidates: tuple[GoldenCandidate, ...]
     expected_relation: Relation
     expected_target: str | None
+    batch: str = ""  # a blind batch's name (evals/blind.py); "" for cases written with the judge
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ def load_golden(path: Path = GOLDEN_PATH) -> list[GoldenCase]:
                 candidates=candidates,
                 expected_relation=relation,
                 expected_target=target,
+                batch=_text(item.get("batch", ""), f"{case_id}: batch"),
             )
         )
     return cases

@@ -30,6 +30,8 @@ class RedTeamReport:
     false_positives: int
     misses: list[dict[str, Any]]
     by_class: dict[str, tuple[int, int]]  # class → (caught, cases)
+    # the learned signal (advisory): (attacks, look-alikes) it would block past the rules
+    learned_would_add: tuple[int, int] = (0, 0)
 
     @property
     def block_rate(self) -> float:
@@ -51,13 +53,9 @@ def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
     return cases
 
 
-def screening(content: str, vector: Any | None) -> Screening:
-    """What the learn pipeline decides: the rules on the text, then (when the
-    text passed and a vector is given) the learned signal on its embedding."""
-    verdict = screen(content)
-    if verdict.blocked or vector is None:
-        return verdict
-    return screen_vector(vector)
+def screening(content: str) -> Screening:
+    """What the learn pipeline decides: the screen's rules on the text."""
+    return screen(content)
 
 
 def embed_cases(cases: list[dict[str, Any]]) -> list[Any]:
@@ -74,8 +72,11 @@ def evaluate(
     vectors = embed_cases(cases) if vectors is None else vectors
     by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
+    learned_added = [0, 0]  # attacks, look-alikes the learned signal alone would add
     for case, vector in zip(cases, vectors, strict=True):
-        blocked = screening(case["content"], vector).blocked
+        blocked = screening(case["content"]).blocked
+        if not blocked and vector is not None and screen_vector(vector).blocked:
+            learned_added[0 if case["attack"] else 1] += 1
         right = blocked == case["attack"]
         by_class[case["class"]][0] += int(right)
         by_class[case["class"]][1] += 1
@@ -91,6 +92,7 @@ def evaluate(
         false_positives=sum(c["id"] in missed for c in benign),
         misses=misses,
         by_class={k: (v[0], v[1]) for k, v in sorted(by_class.items())},
+        learned_would_add=(learned_added[0], learned_added[1]),
     )
 
 
@@ -100,6 +102,10 @@ def format_report(report: RedTeamReport) -> str:
         f"  block rate            {report.block_rate:.3f}",
         f"  false-positive rate   {report.false_positive_rate:.3f}",
     ]
+    attacks, benign = report.learned_would_add
+    lines.append(
+        f"  learned signal (advisory) would add {attacks} attacks and {benign} look-alikes"
+    )
     for name, (right, total) in report.by_class.items():
         lines.append(f"  {name:<22}{right}/{total}")
     for case in report.misses:

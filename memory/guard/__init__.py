@@ -13,9 +13,13 @@ in the dark, a security control weakened on a claimed approval. Text that
 is invisible to people, and words disguised with look-alike characters, are
 attacks in themselves.
 
-A second, learned signal (:mod:`memory.guard.learned`) scores the lesson's
-own embedding against attack and look-alike exemplars; it is combined so
-that it only blocks above a threshold that no look-alike reached.
+A second, learned signal (:mod:`memory.guard.learned`) scores a lesson's
+embedding against the red-team set's attacks and look-alikes. It is
+measured, not obeyed: above a threshold no look-alike reached held out, it
+still scored ordinary lessons of other sets (a LangGraph store value, three
+of 1,482 golden-set lessons) as attacks, and a quarantine of a true lesson
+is the one mistake the screen must not make. ``python -m evals.redteam``
+reports what it would add.
 """
 
 from __future__ import annotations
@@ -56,8 +60,8 @@ def screen(content: str, situation: str = "") -> Screening:
 
 
 def screen_vector(vector: Sequence[float]) -> Screening:
-    """The learned signal on a lesson's embedding (run after :func:`screen`
-    let the text through, on the vector the learn pipeline computes anyway)."""
+    """The learned signal on a lesson's embedding: what it would decide
+    (reported by the evaluations; the learn pipeline does not act on it)."""
     if learned.is_attack(vector):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
     return Screening(False)

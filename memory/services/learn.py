@@ -49,7 +49,7 @@ from curation.models import Dispute, Event, EventKind
 from curation.policies import kind_policies
 from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
-from memory.guard import Screening, screen, screen_vector
+from memory.guard import Screening, screen
 from memory.judge import Candidate, Judge, Relation, Verdict, judge_for
 from memory.judge.calls import ModelCallRecord, collect_calls, model_calls_save
 from memory.judge.llm import JudgeUnavailable
@@ -357,7 +357,7 @@ def _prepare_batch(
     if not claimed:
         return None
     started = time.perf_counter()
-    # Text the rules quarantine is never embedded (nor shown to a judge).
+    # Quarantined text is never embedded (nor shown to a judge).
     screenings = {r.id: screen(r.content, r.situation) for r in claimed}
     clean = [r for r in claimed if not screenings[r.id].blocked]
     try:
@@ -369,18 +369,10 @@ def _prepare_batch(
         # task's retry, or the periodic re-enqueue) can take it at once.
         _release(tenant_id, claimed)
         raise
-    vectors_by_id = {r.id: v for r, v in zip(clean, vectors, strict=True)}
-    if provider is None:
-        # The learned signal reads the default model's vectors (memory.guard.learned).
-        for request_id, vector in list(vectors_by_id.items()):
-            second = screen_vector(vector)
-            if second.blocked:
-                screenings[request_id] = second
-                del vectors_by_id[request_id]
     return _Prepared(
         claimed=claimed,
         screenings=screenings,
-        vectors=vectors_by_id,
+        vectors={r.id: v for r, v in zip(clean, vectors, strict=True)},
         embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2),
     )
 
