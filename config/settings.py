@@ -96,6 +96,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # the database down: 503 with Retry-After, not a 500 (config/middleware.py)
+    "config.middleware.DatabaseUnavailableMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -146,12 +149,20 @@ _pool_size = env_int(
     "off (a connection per request).",
     minimum=0,
 )
+TRIBUTARY_DB_TIMEOUT = env_int(
+    "TRIBUTARY_DB_TIMEOUT",
+    5,
+    "Seconds a request waits to connect to PostgreSQL (or for a pooled connection) before it "
+    "is answered 503 with Retry-After: during an outage clients back off instead of hanging.",
+    minimum=1,
+)
+_database["OPTIONS"] = {**_database["OPTIONS"], "connect_timeout": TRIBUTARY_DB_TIMEOUT}
 if _pool_size:
     # Under ASGI every request runs its sync code in a thread of its own, so
     # per-thread persistent connections would pile up: pool them instead.
     _database["OPTIONS"] = {
         **_database["OPTIONS"],
-        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": 30},
+        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": TRIBUTARY_DB_TIMEOUT},
     }
 TRIBUTARY_PREPARED_STATEMENTS = env_bool(
     "TRIBUTARY_PREPARED_STATEMENTS",
@@ -482,6 +493,9 @@ SECURE_PROXY_SSL_HEADER = (
     else None
 )
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_PROXY_SSL_HEADER is not None
+# Behind TLS, browsers are told to use nothing else for a year (HSTS; Django's
+# SecurityMiddleware sends it on secure requests only).
+SECURE_HSTS_SECONDS = 31_536_000 if SECURE_PROXY_SSL_HEADER is not None else 0
 
 # Bodies above this size are refused with 413 before anything is parsed.
 TRIBUTARY_MAX_BODY_BYTES = env_int(
