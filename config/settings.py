@@ -198,6 +198,10 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A pool process loads the embedding model before it takes work (several
+# seconds, more on a loaded machine); Celery's default 4 s would kill each
+# replacement of a killed pool process before it is ready, for ever.
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = 120.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_SERIALIZER = "json"
