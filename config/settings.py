@@ -202,6 +202,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # seconds, more on a loaded machine); Celery's default 4 s would kill each
 # replacement of a killed pool process before it is ready, for ever.
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = 120.0
+TRIBUTARY_READY_MAX_PENDING_SECONDS = env_int(
+    "TRIBUTARY_READY_MAX_PENDING_SECONDS",
+    300,
+    "/readyz answers 503 when a learn request has been pending longer than this: no worker "
+    "is consuming the queue.",
+    minimum=1,
+)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_SERIALIZER = "json"

@@ -166,3 +166,21 @@ def test_pages_carry_a_content_security_policy_and_hsts_behind_tls(client, setti
     settings.SECURE_HSTS_SECONDS = 31_536_000  # what TRIBUTARY_BEHIND_TLS_PROXY sets
     secure = Client().get("/dashboard/login/", secure=True)  # middleware read anew
     assert secure["Strict-Transport-Security"].startswith("max-age=31536000")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_turns_red_when_no_worker_consumes_learning(http, settings, superuser_sql):
+    from tests.conftest import learn
+
+    alice = make_caller("acme", "alice")
+    assert http.get("/readyz").json()["checks"]["learning"]["ok"] is True  # nothing pending
+    request = learn(alice, "Nobody is consuming this learn request.")  # no worker runs here
+    assert http.get("/readyz").status_code == 200  # just queued
+    superuser_sql.execute(
+        "UPDATE memory_learnrequest SET created_at = now() - interval '10 minutes' WHERE id = %s",
+        [request.id],
+    )
+    stalled = http.get("/readyz")
+    assert stalled.status_code == 503
+    learning = stalled.json()["checks"]["learning"]
+    assert learning["ok"] is False and "no worker is consuming" in learning["error"]
