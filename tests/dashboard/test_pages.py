@@ -49,6 +49,18 @@ def test_anonymous_users_are_sent_to_log_in_and_outsiders_are_refused(client, tw
     assert refused.status_code == 403 and b"No tenant to curate" in refused.content
 
 
+def test_logging_in_without_next_lands_on_the_feed_and_with_next_on_next(client, two_tenants):
+    User.objects.create_user("carol", password="a-long-password-9", is_staff=True)
+    plain = client.post("/dashboard/login/", {"username": "carol", "password": "a-long-password-9"})
+    assert plain.status_code == 302 and plain["Location"] == "/dashboard/"
+    client.logout()
+    asked = client.post(
+        "/dashboard/login/?next=/dashboard/health/",
+        {"username": "carol", "password": "a-long-password-9", "next": "/dashboard/health/"},
+    )
+    assert asked.status_code == 302 and asked["Location"] == "/dashboard/health/"
+
+
 def test_a_curator_of_tenant_a_sees_nothing_of_tenant_b(client, two_tenants):
     a, b, _, bob = two_tenants
     curator(client, "tenant-a")

@@ -176,6 +176,10 @@ def test_bad_input_is_refused_whole_with_a_stable_code(api, body, status, code):
         (b'{"content": NaN}', "malformed_body"),
         (b'["content"]', "malformed_body"),
         (b'{"content": ', "malformed_body"),
+        (b'{"content": "a", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nesting_too_deep"),
+        (b'{"content": "a", "x": ' + b'{"y": ' * 40 + b"1" + b"}" * 40 + b"}", "nesting_too_deep"),
+        (b'{"content": "a", "\\ud800": 1}', "invalid_unicode"),
+        (b'{"content": "caf\\udfff"}', "invalid_unicode"),
     ],
 )
 def test_undecodable_bodies_are_refused(api, raw, code):

