@@ -232,9 +232,7 @@ def extension_version_align(conn: Any, extension: str) -> str | None:
             f"this PostgreSQL ships {extension} {shipped}, the database was made with "
             f"{installed}: dump and restore it (docs/operations.md)"
         )
-    conn.execute(
-        "UPDATE pg_extension SET extversion = %s WHERE extname = %s", [shipped, extension]
-    )
+    conn.execute("UPDATE pg_extension SET extversion = %s WHERE extname = %s", [shipped, extension])
     log.warning("%s: catalogue version %s set to the shipped %s", extension, installed, shipped)
     return str(installed)
 

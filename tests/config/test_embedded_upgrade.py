@@ -12,7 +12,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _version(conn) -> str:
-    return conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return str(row[0])
 
 
 def test_a_catalogue_from_the_previous_wheel_is_aligned_and_its_vectors_work(superuser_sql):

@@ -20,8 +20,8 @@ def test_a_key_in_a_query_string_is_redacted_from_the_access_log_line():
 
 
 def test_a_key_anywhere_in_a_message_is_redacted_and_the_filter_is_installed_once():
-    record = logging.LogRecord("django.request", logging.WARNING, __file__, 1,
-                               "Unauthorized: bearer trib_0123456789abcdef", None, None)  # fmt: skip
+    message = "Unauthorized: bearer trib_0123456789abcdef"
+    record = logging.LogRecord("django.request", logging.WARNING, __file__, 1, message, None, None)
     RedactSecrets().filter(record)
     assert record.getMessage() == "Unauthorized: bearer [redacted]"
     install()

@@ -161,7 +161,7 @@ def test_hnsw_answers_on_the_cpu_this_suite_runs_on(superuser_sql):
         "SET enable_seqscan = off;"
     )
     for column, cast in (("v", "vector"), ("h", "halfvec")):
-        query = f"SELECT id FROM probe ORDER BY {column} <=> '[1,0,3]'::{cast} LIMIT 5"
+        query = f"SELECT id FROM probe ORDER BY {column} <=> '[1,0,3]'::{cast} LIMIT 5"  # noqa: S608
         plan = " ".join(r[0] for r in superuser_sql.execute("EXPLAIN " + query).fetchall())
         assert "Index Scan using probe_" in plan, (cpu, plan)
         assert len(superuser_sql.execute(query).fetchall()) == 5, cpu

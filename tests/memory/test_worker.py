@@ -100,9 +100,7 @@ def test_a_killed_pool_process_is_replaced_and_learning_goes_on(celery_worker_pr
     [pool] = main.children()
     pool.send_signal(signal.SIGKILL)
     psutil.wait_procs([pool], timeout=10)
-    _wait_for(
-        lambda: any(p.pid != pool.pid for p in main.children()), 30, "no replacement started"
-    )
+    _wait_for(lambda: any(p.pid != pool.pid for p in main.children()), 30, "no replacement started")
     learn(alice, "The second lesson is applied by the replacement pool process.")
     _wait_for(lambda: _applied(tenant) >= 2, 120, "learning stopped after the pool died")
     assert main.is_running() and len(main.children()) == 1
