@@ -60,7 +60,7 @@ def test_whoami_health_and_readiness(connect):
     assert client.health() == {"status": "ok"}
     readiness = client.ready()
     assert readiness.ready is True and readiness.status == "ok"
-    assert set(readiness.checks) == {"postgres", "redis"}
+    assert set(readiness.checks) == {"postgres", "redis", "learning"}
 
 
 def test_learn_resolves_to_a_typed_lesson_that_lessons_lesson_and_recall_return(connect):
