@@ -36,6 +36,9 @@ class Tenant(models.Model):
     # Overrides of TRIBUTARY_CORROBORATION: {"min_independent_sources": int,
     # "min_confidence": 0-1, "contradiction_confidence": 0-1, "strict": bool}
     corroboration_policy = models.JSONField(default=dict, blank=True)
+    # Requests per minute each of the tenant's keys may make to the API;
+    # empty: TRIBUTARY_RATE_LIMIT_PER_MINUTE; 0: unlimited.
+    rate_limit_per_minute = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

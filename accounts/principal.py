@@ -17,6 +17,7 @@ class AgentPrincipal:
     agent_name: str
     role: Role
     key_id: uuid.UUID
+    rate_limit_per_minute: int | None = None  # the tenant's; None: the setting
 
     # DRF and Django treat ``request.user`` as a user object.
     is_authenticated = True

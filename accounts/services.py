@@ -141,4 +141,5 @@ def api_key_authenticate(raw: str) -> AgentPrincipal | None:
         agent_name=agent.name,
         role=Role(agent.role),
         key_id=key.id,
+        rate_limit_per_minute=agent.tenant.rate_limit_per_minute,
     )

@@ -9,6 +9,7 @@ the request's transaction back.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -96,7 +97,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, drf.Throttled):
         wait = getattr(exc, "wait", None)
         if wait is not None:
-            headers["Retry-After"] = str(int(wait))
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
         return Response(_body("rate_limited", str(exc.detail)), status=429, headers=headers)
     if isinstance(exc, drf.APIException):
         return Response(_body(exc.default_code, str(exc.detail)), status=exc.status_code)

@@ -202,6 +202,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # seconds, more on a loaded machine); Celery's default 4 s would kill each
 # replacement of a killed pool process before it is ready, for ever.
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = 120.0
+TRIBUTARY_RATE_LIMIT_PER_MINUTE = env_int(
+    "TRIBUTARY_RATE_LIMIT_PER_MINUTE",
+    600,
+    "API requests per minute each key may make (counted in Redis, shared by every web "
+    "process); over it: 429 with Retry-After. A tenant's own limit (admin) overrides it; 0 "
+    "turns the limit off.",
+    minimum=0,
+)
 TRIBUTARY_READY_MAX_PENDING_SECONDS = env_int(
     "TRIBUTARY_READY_MAX_PENDING_SECONDS",
     300,
@@ -524,6 +532,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.throttling.KeyRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
     "UNAUTHENTICATED_TOKEN": None,

@@ -31,7 +31,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import Enum
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,7 @@ from django.utils import timezone
 from accounts.models import Agent, Role, Tenant
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
+from config.broker import broker
 from config.db.advisory import advisory_try_lock, advisory_unlock
 from curation.models import Dispute, Event, EventKind
 from curation.policies import kind_policies
@@ -159,12 +159,8 @@ def learn_request_enqueue(
         log.warning("could not enqueue learn request %s; it stays pending", request_id)
 
 
-@cache
 def _broker() -> redis.Redis:
-    url = settings.CELERY_BROKER_URL
-    if url.startswith("redis+socket://"):
-        return redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
-    return redis.Redis.from_url(url)
+    return broker()
 
 
 def _queued_key(tenant_id: uuid.UUID) -> str:
