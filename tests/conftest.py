@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -173,3 +176,28 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             "The dashboard was not tested in a browser. Install Debian's chromium "
             "(`make test` does, as root) and run again."
         )
+
+
+@contextlib.contextmanager
+def serve_asgi(app: Any, *, lifespan: str = "off") -> Iterator[str]:
+    """A real uvicorn serving ``app`` on a free loopback port, in a thread;
+    yields its base URL."""
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan=lifespan, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -3,9 +3,6 @@ body (no Content-Length) is read whole, and held to the size limit."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -13,37 +10,20 @@ import pytest
 
 from accounts.tenancy import tenant_context
 from memory.models import LearnRequest
-from tests.conftest import make_caller
+from tests.conftest import make_caller, serve_asgi
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def base_url() -> Iterator[str]:
-    import uvicorn
     from django.core.asgi import get_asgi_application
 
     from config.asgi_limits import BodyLimit
     from tribal_mcp.http import build
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(
-            BodyLimit(build(get_asgi_application())), host="127.0.0.1", port=port,
-            lifespan="off", log_level="warning",
-        )
-    )  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_asgi(BodyLimit(build(get_asgi_application()))) as url:
+        yield url
 
 
 def _chunks(*parts: bytes) -> Iterator[bytes]:

@@ -8,10 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
@@ -27,7 +24,13 @@ from mcp.client.streamable_http import streamable_http_client
 from accounts.models import ApiKey, Role
 from accounts.services import api_key_revoke
 from accounts.tenancy import cross_tenant
-from tests.conftest import Caller, database_url_for_tests, make_caller, process_pending
+from tests.conftest import (
+    Caller,
+    database_url_for_tests,
+    make_caller,
+    process_pending,
+    serve_asgi,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,32 +45,12 @@ LESSON = "The deploy API answers 429 unless the X-Batch: true header is sent."
 def mcp_url() -> Iterator[str]:
     """The real ASGI app (Django + /mcp) under uvicorn, on loopback: one per
     module (the SDK's session manager runs once per server)."""
-    import uvicorn
     from django.core.asgi import get_asgi_application
 
     from tribal_mcp.http import build
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build(get_asgi_application()),
-            host="127.0.0.1",
-            port=port,
-            lifespan="on",
-            log_level="warning",
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve_asgi(build(get_asgi_application()), lifespan="on") as url:
+        yield f"{url}/mcp"
 
 
 def payload(result: Any) -> Any:
