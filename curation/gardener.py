@@ -51,6 +51,7 @@ from django.utils import timezone
 
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
+from curation.merging import journal_age, merge_into, recall_counts
 from curation.models import (
     Dispute,
     DisputeStatus,
@@ -60,7 +61,7 @@ from curation.models import (
     JournalLine,
 )
 from curation.policies import EffectivePolicy, kind_policies
-from curation.services import event_record
+from curation.rejudge import rejudge
 from memory.models import Lesson, LessonStatus
 
 log = logging.getLogger(__name__)
@@ -92,22 +93,6 @@ def _evictable(tenant_id: uuid.UUID) -> QuerySet[Lesson]:
     ).exclude(id__in=disputed)
 
 
-def _recalls(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
-    from memory.models import LessonRecallStats
-
-    return dict(
-        LessonRecallStats.objects.filter(lesson_id__in=list(lesson_ids)).values_list(
-            "lesson_id", "recall_count"
-        )
-    )
-
-
-def _age(now: datetime, created_at: datetime) -> int:
-    """A journal line's age, to the hour: enough to read a rule's effect,
-    too coarse to pick out the one lesson it was."""
-    return int((now - created_at).total_seconds()) // 3600 * 3600
-
-
 def _evict(
     lessons: Sequence[Lesson], *, rule: str, policies: dict[str, EffectivePolicy], now: datetime
 ) -> int:
@@ -115,7 +100,7 @@ def _evict(
     its journal line. Precondition: inside the tenant's apply transaction."""
     from memory.services.lessons import take_out_of_use
 
-    recalls = _recalls([lesson.id for lesson in lessons])
+    recalls = recall_counts([lesson.id for lesson in lessons])
     lines = []
     for lesson in lessons:
         action = policies[lesson.kind].eviction
@@ -130,7 +115,7 @@ def _evict(
         lines.append(
             JournalLine(
                 tenant_id=lesson.tenant_id, kind=lesson.kind, rule=rule, action=action,
-                age_seconds=_age(now, lesson.created_at),
+                age_seconds=journal_age(now, lesson.created_at),
                 times_recalled=recalls.get(lesson.id, 0),
                 times_reinforced=lesson.reinforcement_count, created_at=now,
             )
@@ -402,70 +387,6 @@ def _merge(tenant_id: uuid.UUID, trigger: str) -> dict:
     return run_apply_transaction(tenant_id, operation)
 
 
-def merge_into(
-    *,
-    tenant_id: uuid.UUID,
-    survivor: Lesson,
-    merged: Lesson,
-    judge_name: str,
-    policies: dict[str, EffectivePolicy],
-    now: datetime,
-) -> int:
-    """Retire ``merged`` into ``survivor`` if both are still as the judge
-    saw them; its supporting beliefs now support the survivor."""
-    from memory.services.lessons import take_out_of_use
-    from provenance.models import Edge, EdgeKind
-    from provenance.services import lessons_evaluate
-
-    current = Lesson.objects.in_bulk([survivor.id, merged.id])
-    if any(
-        current.get(x.id) is None
-        or current[x.id].status != LessonStatus.ACTIVE
-        or current[x.id].content != x.content
-        for x in (survivor, merged)
-    ) or (current[merged.id].pinned):
-        return 0
-    merged = current[merged.id]
-    supports = set(
-        Edge.objects.filter(to_lesson_id=survivor.id, kind=EdgeKind.SUPPORTS).values_list(
-            "belief_id", flat=True
-        )
-    )
-    Edge.objects.bulk_create(
-        [
-            Edge(tenant_id=tenant_id, kind=EdgeKind.SUPPORTS, belief_id=b, to_lesson_id=survivor.id)
-            for b in Edge.objects.filter(
-                to_lesson_id=merged.id, kind=EdgeKind.SUPPORTS
-            ).values_list("belief_id", flat=True)
-            if b not in supports
-        ]
-    )
-    Lesson.objects.filter(id=survivor.id).update(
-        reinforcement_count=F("reinforcement_count") + merged.reinforcement_count + 1,
-        last_useful_at=Greatest(
-            Coalesce("last_useful_at", Value(now)), Value(merged.last_useful_at or now)
-        ),
-    )
-    take_out_of_use(
-        tenant_id=tenant_id, agent_id=None, lesson=merged, status=LessonStatus.RETIRED,
-        event=EventKind.RETIRED, event_data={"by": "gardener", "rule": "merged",
-                                             "into": str(survivor.id), "judge": judge_name},
-        retired_reason=f"gardener: merged into {survivor.id}", merged_into_id=survivor.id,
-    )  # fmt: skip
-    event_record(
-        tenant_id=tenant_id, kind=EventKind.REINFORCED, lesson_id=survivor.id,
-        via="merge", merged=str(merged.id),
-    )  # fmt: skip
-    JournalLine.objects.create(
-        tenant_id=tenant_id, kind=merged.kind, rule="merged", action=Eviction.RETIRE,
-        age_seconds=_age(now, merged.created_at),
-        times_recalled=_recalls([merged.id]).get(merged.id, 0),
-        times_reinforced=merged.reinforcement_count, created_at=now,
-    )  # fmt: skip
-    lessons_evaluate(tenant_id=tenant_id, lesson_ids=[survivor.id], trigger="merge")
-    return 1
-
-
 def _requeue(tenant_id: uuid.UUID, trigger: str) -> dict:
     from memory.services.learn import requeue_stale_learn_requests
 
@@ -496,8 +417,6 @@ def garden_tenant(tenant_id: uuid.UUID, step: str, *, trigger: str = "beat") -> 
     if step == "requeue":
         return _requeue(tenant_id, trigger)
     if step == "rejudge":
-        from curation.rejudge import rejudge  # it merges through this module
-
         return rejudge(tenant_id, trigger)
     work = _LESSON_STEPS[step]
 

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from accounts.models import Agent, Role, Tenant
 from accounts.tenancy import run_apply_transaction, tenant_context
-from curation.gardener import merge_into
+from curation.merging import merge_into
 from curation.models import Dispute, EventKind, GardenerRun
 from curation.policies import kind_policies
 from memory.judge import Relation, Verdict, judge_for
