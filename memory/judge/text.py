@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from text_to_num import alpha2digit
+
 from memory.judge import lexicon as lx
 
 
@@ -191,8 +193,6 @@ def normalise_values(text: str) -> str:
     thousand euros" -> "3000 euros"), currencies to an amount and a code,
     fractions and "one in ten" to percentages, scientific notation to a
     decimal, "net-30" payment terms to days."""
-    from text_to_num import alpha2digit
-
     t = alpha2digit(text, "en")
     codes = "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True))
     symbols = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
