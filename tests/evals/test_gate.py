@@ -42,12 +42,12 @@ def test_a_metric_below_its_floor_fails_the_gate():
 def test_the_command_exits_non_zero_below_the_baseline(monkeypatch):
     import evals.run
 
-    real = evals.run.run
-
     def worse(**kwargs):
-        result = real(**kwargs)
-        result.metrics["redteam"]["block_rate"] = 0.9
-        return result
+        # every metric on its floor but one: the command's gate, not the
+        # evaluation (the test above runs that), is what is under test here
+        metrics = {group: dict(values) for group, values in load_baseline().items()}
+        metrics["redteam"]["block_rate"] = metrics["redteam"]["block_rate"] - 0.02
+        return evals.run.EvalResult(metrics=metrics, reports=["(reports)"], judge="offline-v1")
 
     monkeypatch.setattr(evals.run, "run", worse)
     with pytest.raises(CommandError, match=r"redteam\.block_rate"):
