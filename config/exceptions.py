@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from config.errors import ApplicationError
-from config.middleware import RETRY_AFTER_SECONDS, database_unavailable
+from config.middleware import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if database_unavailable(exc):
         log.warning("database unavailable in %s: %s", context.get("view"), exc)
         return Response(
-            _body("database_unavailable", "The database is unavailable; retry shortly."),
+            _body("database_unavailable", DATABASE_UNAVAILABLE),
             status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )  # fmt: skip
     log.exception("unhandled error in %s", context.get("view"))

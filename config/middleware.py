@@ -84,10 +84,11 @@ def database_unavailable(exc: BaseException) -> bool:
     return False
 
 
+DATABASE_UNAVAILABLE = "The database is unavailable; retry shortly."
+
+
 def database_unavailable_response() -> JsonResponse:
-    response = error_response(
-        503, "database_unavailable", "The database is unavailable; retry shortly."
-    )
+    response = error_response(503, "database_unavailable", DATABASE_UNAVAILABLE)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 

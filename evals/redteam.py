@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.guard import Screening, screen, screen_vector
+from memory.guard import screen, screen_vector
 
 REDTEAM_PATH = Path(__file__).resolve().parent / "redteam.json"
 
@@ -53,11 +53,6 @@ def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
     return cases
 
 
-def screening(content: str) -> Screening:
-    """What the learn pipeline decides: the screen's rules on the text."""
-    return screen(content)
-
-
 def embed_cases(cases: list[dict[str, Any]]) -> list[Any]:
     """Each case's lesson embedding, as the learn pipeline computes it."""
     from memory.embeddings import embed, lesson_text
@@ -74,7 +69,7 @@ def evaluate(
     misses = []
     learned_added = [0, 0]  # attacks, look-alikes the learned signal alone would add
     for case, vector in zip(cases, vectors, strict=True):
-        blocked = screening(case["content"]).blocked
+        blocked = screen(case["content"]).blocked
         if not blocked and vector is not None and screen_vector(vector).blocked:
             learned_added[0 if case["attack"] else 1] += 1
         right = blocked == case["attack"]

@@ -159,10 +159,6 @@ def learn_request_enqueue(
         log.warning("could not enqueue learn request %s; it stays pending", request_id)
 
 
-def _broker() -> redis.Redis:
-    return broker()
-
-
 def _queued_key(tenant_id: uuid.UUID) -> str:
     return f"tributary:learn-queued:{tenant_id}"
 
@@ -173,7 +169,7 @@ def _mark_queued(tenant_id: uuid.UUID) -> bool:
     mark expires with the lease, in case its task is lost."""
     try:
         ttl = settings.TRIBUTARY_LEARN_LEASE_SECONDS
-        return bool(_broker().set(_queued_key(tenant_id), "1", nx=True, ex=ttl))
+        return bool(broker().set(_queued_key(tenant_id), "1", nx=True, ex=ttl))
     except redis.RedisError:
         return True
 
@@ -181,7 +177,7 @@ def _mark_queued(tenant_id: uuid.UUID) -> bool:
 def _unmark_queued(tenant_id: uuid.UUID) -> None:
     # Before claiming: a request committed from now on queues its own task.
     with contextlib.suppress(redis.RedisError):
-        _broker().delete(_queued_key(tenant_id))
+        broker().delete(_queued_key(tenant_id))
 
 
 # --- the worker side -------------------------------------------------------

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Role
 from accounts.tenancy import tenant_context
+from config.broker import broker
 from curation.models import Event
 from memory import embeddings, hnsw
 from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
@@ -326,18 +327,18 @@ def test_requests_applied_elsewhere_meanwhile_are_dropped_and_the_rest_applied()
 def test_a_queued_task_of_the_tenant_covers_its_later_requests():
     alice = make_caller("acme", "alice")
     tenant = alice.agent.tenant_id
-    broker, key = learn_service._broker(), learn_service._queued_key(tenant)
-    broker.delete(key)
-    queued = broker.llen("celery")
+    redis_client, key = broker(), learn_service._queued_key(tenant)
+    redis_client.delete(key)
+    queued = redis_client.llen("celery")
     first = learn(alice, EXPORT_2)
     learn(alice, "The billing service retries at most 3 times.")
-    assert broker.llen("celery") == queued + 1  # one task for both
-    assert broker.exists(key)
+    assert redis_client.llen("celery") == queued + 1  # one task for both
+    assert redis_client.exists(key)
     # The task, once started, takes both; later requests queue a new one.
     assert learn_request_process(tenant_id=tenant, request_id=first.id) == 2
-    assert not broker.exists(key)
+    assert not redis_client.exists(key)
     learn(alice, "The search index rebuilds nightly.")
-    assert broker.llen("celery") == queued + 2
+    assert redis_client.llen("celery") == queued + 2
 
 
 def test_an_instruction_shaped_lesson_is_quarantined_never_judged_never_recalled(caplog):
