@@ -149,9 +149,17 @@ class EmbeddedPostgres:
         with file_lock(self.data_dir / ".embedded-pg.lock"):
             started = not self.is_running()
             if started:
-                # cleanup_mode=None: the server outlives this process; its
-                # shutdown belongs to `up` (or to stop_at_exit_unless_up).
-                _pgserver().get_server(self.pgdata, cleanup_mode=None)
+                pgserver = _pgserver()
+                known = pgserver.PostgresServer._instances.get(self.pgdata.resolve())
+                if known is None:
+                    # cleanup_mode=None: the server outlives this process; its
+                    # shutdown belongs to `up` (or to stop_at_exit_unless_up).
+                    pgserver.get_server(self.pgdata, cleanup_mode=None)
+                else:
+                    # This process started it before and it died since (`up`
+                    # restarting it): get_server would return the stale handle.
+                    with known._lock:
+                        known.ensure_postgres_running()
                 log.info("started embedded PostgreSQL in %s", self.pgdata)
             self._bootstrap()
         return started

@@ -236,6 +236,20 @@ TRIBUTARY_HOST = env_str("TRIBUTARY_HOST", "127.0.0.1", "Address `up` binds the 
 TRIBUTARY_PORT = env_int(
     "TRIBUTARY_PORT", 8000, "Port `up` serves on (overridden by --port).", minimum=1, maximum=65535
 )
+TRIBUTARY_UP_MAX_RESTARTS = env_int(
+    "TRIBUTARY_UP_MAX_RESTARTS",
+    5,
+    "`up` restarts a child (web, worker, beat) or embedded server that dies, after a pause "
+    "that doubles from 1 s to 30 s; one that dies more often than this within "
+    "TRIBUTARY_UP_RESTART_WINDOW_SECONDS stops the whole stack (exit 1).",
+    minimum=0,
+)
+TRIBUTARY_UP_RESTART_WINDOW_SECONDS = env_int(
+    "TRIBUTARY_UP_RESTART_WINDOW_SECONDS",
+    300,
+    "The window TRIBUTARY_UP_MAX_RESTARTS counts deaths in.",
+    minimum=1,
+)
 
 # --- Memory -----------------------------------------------------------------
 TRIBUTARY_EMBEDDING_MODEL = env_str(
@@ -366,6 +380,13 @@ TRIBUTARY_LEARN_LEASE_SECONDS = env_int(
     "re-enqueued.",
     minimum=1,
 )
+TRIBUTARY_LEARN_REQUEUE_SECONDS = env_int(
+    "TRIBUTARY_LEARN_REQUEUE_SECONDS",
+    30,
+    "How often beat re-enqueues pending learn requests nobody holds (never enqueued because "
+    "Redis was down, or lost with it, or their worker died and the lease ran out).",
+    minimum=1,
+)
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",
     True,
@@ -455,7 +476,7 @@ TRIBUTARY_JOURNAL_RETENTION_DAYS = env_int(
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-learn-requests": {
         "task": "memory.tasks.requeue_stale_learn_requests_task",
-        "schedule": 30.0,
+        "schedule": float(TRIBUTARY_LEARN_REQUEUE_SECONDS),
     },
     "search-indexes-sync": {"task": "memory.tasks.search_indexes_sync_task",
                             "schedule": float(TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS)},

@@ -2,10 +2,13 @@
 
 Starts the embedded PostgreSQL and Redis (unless DATABASE_URL / REDIS_URL
 point elsewhere), migrates, checks row-level security, then runs the web
-process (uvicorn, ASGI), a Celery worker and Celery beat as children. On
-Ctrl-C or SIGTERM it stops the children, then the embedded servers, and
-exits 0. If a child dies on its own, everything is stopped and it exits 1.
-One ``up`` per data dir: a second one is refused.
+process (uvicorn, ASGI), a Celery worker and Celery beat as children. It
+announces the stack once ``/readyz`` is green (however long a loaded
+machine takes), and supervises: a child or embedded server that dies is
+restarted with backoff (config/supervisor.py) while the rest keep serving;
+one that keeps dying stops everything with exit 1. On Ctrl-C or SIGTERM it
+stops the children, then the embedded servers, and exits 0. One ``up`` per
+data dir: a second one is refused.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +34,7 @@ from django.db import connection, connections
 
 from accounts.rls import rls_audit
 from config.embedded import UP_LOCK_NAME, EmbeddedPostgres, EmbeddedRedis, claim_for_up
+from config.supervisor import Restarts
 from memory.embeddings import check_column
 from memory.models import EMBEDDING_DIMENSIONS
 
@@ -85,7 +91,7 @@ class Command(BaseCommand):
             self._start_servers(data_dir)
             self._migrate_and_audit()
             self._spawn_children(options, data_dir)
-            exit_code = self._supervise(options)
+            exit_code = self._supervise(options, data_dir)
         finally:
             self._stop_children()
             connections.close_all()
@@ -129,65 +135,149 @@ class Command(BaseCommand):
 
     def _spawn_children(self, options: dict[str, Any], data_dir: Path) -> None:
         python = sys.executable
-        env = {**os.environ, "TRIBUTARY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
+        self._child_env = {
+            **os.environ,
+            "TRIBUTARY_DATA_DIR": str(data_dir),
+            "PYTHONUNBUFFERED": "1",
+        }
         web = f"-m uvicorn config.asgi:application --lifespan on --port {options['port']}"
         web += f" --workers {settings.TRIBUTARY_WEB_WORKERS}"
-        commands = {"web": [python, *web.split(), "--host", options["host"]]}
+        self._argv = {"web": [python, *web.split(), "--host", options["host"]]}
         if not options["no_worker"]:
             worker = (
                 f"-m celery -A config worker --loglevel INFO --hostname worker-{os.getpid()}@%h"
             )
             worker += f" --concurrency {settings.TRIBUTARY_WORKER_CONCURRENCY}"
-            commands["worker"] = [python, *worker.split()]
+            self._argv["worker"] = [python, *worker.split()]
         if not options["no_beat"]:
             beat = "-m celery -A config beat --loglevel INFO"
-            commands["beat"] = [
+            self._argv["beat"] = [
                 python,
                 *beat.split(),
                 "--schedule",
                 str(data_dir / "beat-schedule"),
             ]
-        for name, argv in commands.items():
-            # Own session: a terminal's Ctrl-C reaches `up` only, which then
-            # stops the children in order.
-            self._children[name] = subprocess.Popen(
-                argv,
-                env=env,
-                cwd=settings.BASE_DIR,
-                start_new_session=True,
-                preexec_fn=_die_with_parent,
-            )
+        for name in self._argv:
+            self._spawn(name)
 
-    def _supervise(self, options: dict[str, Any]) -> int:
+    def _spawn(self, name: str) -> None:
+        # Own session: a terminal's Ctrl-C reaches `up` only, which then stops
+        # the children in order; and a dead child's leftovers are one group.
+        self._children[name] = subprocess.Popen(
+            self._argv[name],
+            env=self._child_env,
+            cwd=settings.BASE_DIR,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+
+    def _supervise(self, options: dict[str, Any], data_dir: Path) -> int:
+        """Restart whatever dies (children and embedded servers), with backoff;
+        announce the stack once ``/readyz`` is green. Returns the exit code:
+        0 when asked to stop, 1 when a part keeps dying."""
         host = options["host"]
         url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{options['port']}/"  # noqa: S104
+        servers: dict[str, EmbeddedPostgres | EmbeddedRedis] = {}
+        if settings.TRIBUTARY_EMBEDDED_POSTGRES:
+            servers["postgres"] = EmbeddedPostgres(data_dir)
+        if settings.TRIBUTARY_EMBEDDED_REDIS:
+            servers["redis"] = EmbeddedRedis(data_dir)
+        ledgers = {
+            name: Restarts(
+                name,
+                limit=settings.TRIBUTARY_UP_MAX_RESTARTS,
+                window=settings.TRIBUTARY_UP_RESTART_WINDOW_SECONDS,
+            )
+            for name in [*servers, *self._children]
+        }
         announced = False
-        deadline = time.monotonic() + 60
+        started = time.monotonic()
+        next_probe = next_server_check = next_report = started
         while not self._stopping:
+            now = time.monotonic()
             for name, child in self._children.items():
-                if child.poll() is not None:
-                    self.stderr.write(f"{name} exited with {child.returncode}; stopping everything")
+                ledger = ledgers[name]
+                if not ledger.waiting() and child.poll() is not None:
+                    # Whatever the dead child left in its group (a pool
+                    # process, a uvicorn worker) goes before the restart.
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(child.pid, signal.SIGKILL)
+                    if not self._died(ledger, f"exited with {child.returncode}", now):
+                        return 1
+            if now >= next_server_check:
+                next_server_check = now + 1.0
+                for name, server in servers.items():
+                    ledger = ledgers[name]
+                    dead = not ledger.waiting() and server.pid() is None
+                    if dead and not self._died(ledger, "is not running", now):
+                        return 1
+            for name, ledger in ledgers.items():
+                if ledger.start_due(now) and not self._restart(name, ledger, servers, now):
                     return 1
-            if not announced:
-                if self._healthy(url):
+            if not announced and now >= next_probe:
+                next_probe = now + 0.5
+                missing = self._not_ready(url)
+                if not missing:
                     announced = True
                     self.stdout.write(
                         f"Tributary is up: dashboard {url}dashboard/  (API {url}api/v1/, "
                         f"docs {url}api/docs/, admin {url}admin/). Ctrl-C stops everything."
                     )
-                elif time.monotonic() > deadline:
-                    self.stderr.write(f"web did not answer {url}healthz within 60 s")
-                    return 1
-            time.sleep(0.25)
+                elif now >= next_report + 15:
+                    next_report = now
+                    self.stdout.write(
+                        f"starting ({now - started:.0f} s): waiting for {', '.join(missing)}"
+                    )
+            time.sleep(0.2)
         return 0
 
-    @staticmethod
-    def _healthy(url: str) -> bool:
-        try:
-            with urllib.request.urlopen(f"{url}healthz", timeout=1) as response:  # noqa: S310
-                return bool(response.status == 200)
-        except OSError:
+    def _died(self, ledger: Restarts, how: str, now: float) -> bool:
+        pause = ledger.died(now)
+        if pause is None:
+            self.stderr.write(
+                f"{ledger.name} {how}: it died {ledger.recent()} times in "
+                f"{ledger.window:.0f} s; stopping everything"
+            )
             return False
+        self.stderr.write(
+            f"{ledger.name} {how}; restarting it in {pause:.0f} s "
+            f"({ledger.recent()} in the last {ledger.window:.0f} s)"
+        )
+        return True
+
+    def _restart(
+        self,
+        name: str,
+        ledger: Restarts,
+        servers: dict[str, EmbeddedPostgres | EmbeddedRedis],
+        now: float,
+    ) -> bool:
+        if name in servers:
+            try:
+                servers[name].start()
+            except Exception as exc:  # a start that fails counts as another death
+                return self._died(ledger, f"did not start ({type(exc).__name__}: {exc})", now)
+        else:
+            self._spawn(name)
+        ledger.started()
+        self.stdout.write(f"{name} restarted")
+        return True
+
+    @staticmethod
+    def _not_ready(url: str) -> list[str]:
+        """The parts ``/readyz`` reports missing (["web"] while it does not
+        answer); empty once the stack is ready."""
+        try:
+            with urllib.request.urlopen(f"{url}readyz", timeout=2) as response:  # noqa: S310
+                return [] if response.status == 200 else ["web"]
+        except urllib.error.HTTPError as err:
+            try:
+                checks = json.loads(err.read())["checks"]
+            except (ValueError, KeyError, TypeError):
+                return ["web"]
+            return [name for name, check in checks.items() if not check.get("ok")] or ["web"]
+        except OSError:
+            return ["web"]
 
     def _stop_children(self) -> None:
         children = list(self._children.items())
