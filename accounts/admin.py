@@ -14,7 +14,14 @@ from accounts.services import api_key_issue, api_key_revoke
 
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "region", "rate_limit_per_minute", "created_at"]
+    list_display = [
+        "slug",
+        "name",
+        "region",
+        "rate_limit_per_minute",
+        "storage_quota_bytes",
+        "created_at",
+    ]
     search_fields = ["slug", "name"]
     list_filter = ["region"]
 

@@ -39,6 +39,9 @@ class Tenant(models.Model):
     # Requests per minute each of the tenant's keys may make to the API;
     # empty: TRIBUTARY_RATE_LIMIT_PER_MINUTE; 0: unlimited.
     rate_limit_per_minute = models.PositiveIntegerField(null=True, blank=True)
+    # Bytes of text the tenant may store (accounts/quotas.py); empty:
+    # TRIBUTARY_STORAGE_QUOTA_MB; 0: unlimited.
+    storage_quota_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -46,6 +49,19 @@ class Tenant(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+
+class TenantUsage(models.Model):
+    """What a tenant stores, in bytes of text: kept by triggers on the
+    counted tables and checked against the quota (accounts/quotas.py)."""
+
+    tenant = models.OneToOneField(
+        Tenant, on_delete=models.CASCADE, primary_key=True, related_name="usage"
+    )
+    bytes = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id}: {self.bytes} bytes"
 
 
 class Agent(models.Model):

@@ -42,6 +42,8 @@ from typing import TypeVar
 
 from django.db import DatabaseError, connections, transaction
 
+from accounts.quotas import QUOTA_SETTING, default_quota_bytes
+
 log = logging.getLogger(__name__)
 
 TENANT_SETTING = "app.tenant_id"
@@ -54,11 +56,19 @@ class TenancyError(RuntimeError):
 
 
 def _set_local(name: str, value: str, using: str) -> None:
+    _set_locals({name: value}, using)
+
+
+def _set_locals(values: dict[str, str], using: str) -> None:
+    """``SET LOCAL`` of each setting, in one round trip."""
     connection = connections[using]
     if not connection.in_atomic_block:
-        raise TenancyError(f"{name} can only be set inside a transaction (SET LOCAL)")
+        raise TenancyError(f"{', '.join(values)} can only be set inside a transaction (SET LOCAL)")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
+        cursor.execute(
+            "SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(values)),
+            [part for pair in values.items() for part in pair],
+        )
 
 
 def _get(name: str, using: str) -> str:
@@ -78,7 +88,11 @@ def activate_tenant(tenant_id: uuid.UUID | str, *, using: str = "default") -> No
 
     Precondition: inside ``transaction.atomic`` (raises otherwise).
     """
-    _set_local(TENANT_SETTING, str(uuid.UUID(str(tenant_id))), using)
+    # The storage quota's default travels with the tenant (accounts/quotas.py).
+    _set_locals(
+        {TENANT_SETTING: str(uuid.UUID(str(tenant_id))), QUOTA_SETTING: str(default_quota_bytes())},
+        using,
+    )
 
 
 @contextmanager

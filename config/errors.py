@@ -5,6 +5,8 @@ Kept free of DRF imports so that any layer may raise them.
 
 from __future__ import annotations
 
+from accounts.quotas import QUOTA_SQLSTATE
+
 
 class ApplicationError(Exception):
     status = 400
@@ -37,3 +39,22 @@ class Forbidden(ApplicationError):
 class PayloadTooLarge(ApplicationError):
     status = 413
     code = "payload_too_large"
+
+
+class QuotaExceeded(ApplicationError):
+    """The tenant's storage quota (accounts/quotas.py): nothing was kept."""
+
+    status = 507
+    code = "storage_quota_exceeded"
+
+
+def refusal_from_database(exc: BaseException) -> ApplicationError | None:
+    """The application error a database error stands for — a refusal a
+    trigger raised (the storage quota) — or None for any other error."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if getattr(seen, "sqlstate", None) == QUOTA_SQLSTATE:
+            detail = getattr(getattr(seen, "diag", None), "message_detail", None) or ""
+            return QuotaExceeded(f"The tenant's storage quota is used up: {detail}".strip(": "))
+        seen = seen.__cause__
+    return None

@@ -18,7 +18,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.errors import ApplicationError
+from config.errors import ApplicationError, refusal_from_database
 from config.middleware import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,7 @@ def _body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     set_rollback()
     headers: dict[str, str] = {}
+    exc = refusal_from_database(exc) or exc
     if isinstance(exc, ApplicationError):
         return Response(_body(exc.code, exc.message), status=exc.status)
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):

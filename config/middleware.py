@@ -11,6 +11,8 @@ from django.utils.deprecation import MiddlewareMixin
 from psycopg_pool import PoolTimeout
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from config.errors import refusal_from_database
+
 
 def error_response(status: int, code: str, message: str) -> JsonResponse:
     """The one error shape of the API: ``{"error": {"code", "message"}}``."""
@@ -95,9 +97,13 @@ def database_unavailable_response() -> JsonResponse:
 
 class DatabaseUnavailableMiddleware(MiddlewareMixin):
     """Outside DRF (pages, MCP's Django side, the transaction ATOMIC_REQUESTS
-    opens before a view runs): the database down answers 503, not 500."""
+    opens before a view runs): the database down answers 503, not 500, and a
+    trigger's refusal (the storage quota) its own 4xx/5xx."""
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        refusal = refusal_from_database(exception)
+        if refusal is not None:
+            return error_response(refusal.status, refusal.code, refusal.message)
         return database_unavailable_response() if database_unavailable(exception) else None
 
 

@@ -380,6 +380,14 @@ TRIBUTARY_LEARN_LEASE_SECONDS = env_int(
     "re-enqueued.",
     minimum=1,
 )
+TRIBUTARY_STORAGE_QUOTA_MB = env_int(
+    "TRIBUTARY_STORAGE_QUOTA_MB",
+    1024,
+    "Megabytes of text each tenant may store (learn requests, observations, beliefs, "
+    "decisions); past it a write answers 507 storage_quota_exceeded and keeps nothing. A "
+    "tenant's own quota (admin) overrides it; 0: unlimited.",
+    minimum=0,
+)
 TRIBUTARY_LEARN_REQUEUE_SECONDS = env_int(
     "TRIBUTARY_LEARN_REQUEUE_SECONDS",
     30,

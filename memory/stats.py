@@ -9,6 +9,8 @@ from typing import Any
 
 from django.db import connection
 
+from accounts.quotas import storage_usage
+
 JUDGE_SQL = """
 SELECT provider, model,
        count(*) AS calls,
@@ -60,7 +62,8 @@ def judge_summary(tenant_id: uuid.UUID | None) -> dict[str, Any]:
 
 def memory_stats(tenant_id: uuid.UUID) -> dict[str, Any]:
     """Lessons by status and kind, learn outcomes and latency, fallbacks,
-    recall volume, open disputes, and the judge summary."""
+    recall volume, open disputes, the judge summary and storage against the
+    tenant's quota."""
     args = {"tenant": tenant_id}
     with connection.cursor() as cursor:
         cursor.execute(
@@ -112,4 +115,5 @@ def memory_stats(tenant_id: uuid.UUID) -> dict[str, Any]:
         "recalls": int(recalls),
         "open_disputes": disputes,
         "judge": judge_summary(tenant_id),
+        "storage": storage_usage(tenant_id),
     }

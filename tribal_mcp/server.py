@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from asgiref.sync import sync_to_async
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -27,7 +27,7 @@ from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.services import api_key_authenticate
 from accounts.tenancy import tenant_context
-from config.errors import ApplicationError
+from config.errors import ApplicationError, refusal_from_database
 
 T = TypeVar("T")
 SCOPE_PRINCIPAL = "tributary.principal"
@@ -112,6 +112,11 @@ async def _run(ctx: Context | None, minimum: Role, work: Callable[[AgentPrincipa
             return work(principal)
         except ApplicationError as exc:
             raise ToolError(f"{exc.code}: {exc.message}") from None
+        except DatabaseError as exc:
+            refusal = refusal_from_database(exc)
+            if refusal is None:
+                raise
+            raise ToolError(f"{refusal.code}: {refusal.message}") from None
         finally:
             connections.close_all()  # as Django does when a request ends
 

@@ -251,6 +251,7 @@ def test_disputes_stats_and_curation(connect):
     assert stats.lessons["active"]["lesson"] == 2
     assert stats.learn["outcomes"] == {"inserted": 1, "disputed": 1}
     assert stats.open_disputes == 0 and isinstance(stats.recalls, int)
+    assert stats.storage["used_bytes"] > 0 and stats.storage["quota_bytes"] > 0
 
     state = as_alice.curation_state()
     assert isinstance(state, CurationState)

@@ -419,13 +419,15 @@ class Page(Generic[T]):
 @dataclass(frozen=True)
 class Stats:
     """``lessons`` is {status: {kind: count}}; ``learn`` and ``judge`` are the
-    service's summaries as JSON objects (see the API documentation)."""
+    service's summaries as JSON objects (see the API documentation);
+    ``storage`` is ``{"used_bytes", "quota_bytes"}`` (quota None: unlimited)."""
 
     lessons: Mapping[str, Mapping[str, int]]
     learn: Mapping[str, Any]
     recalls: int
     open_disputes: int
     judge: Mapping[str, Any] = field(default_factory=dict)
+    storage: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = _raw()
 
 
