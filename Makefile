@@ -36,8 +36,13 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy .
 
+# Two pytest-xdist workers, whole files to each: every worker starts its own
+# embedded PostgreSQL and Redis (tests/embedded_stack.py), so they share
+# nothing but the CPU, and much of the suite waits on processes it started.
+TEST_WORKERS ?= 2
+
 pytest: install-dev browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # The dashboard's browser tests drive Debian's chromium (Playwright's own
 # browser download cannot work offline). Installed here when missing and

@@ -356,13 +356,22 @@ def redis_server() -> EmbeddedRedis:
 _ensured: set[str] = set()
 
 
+def _left_to_up(server: EmbeddedPostgres | EmbeddedRedis) -> bool:
+    """While ``up`` runs on the data dir it alone starts and restarts the
+    servers: a child it spawned (or a command beside it) that found one
+    down and started it would race up's own restart of it."""
+    return not _owned_by_up and up_is_running(server.data_dir)
+
+
 def ensure_postgres() -> EmbeddedPostgres:
     """Start the embedded PostgreSQL if this configuration uses it (once
     per process). A process that started it stops it at exit unless ``up``
     runs on the data dir."""
     server = postgres()
     if "pg" not in _ensured:
-        if server.start():
+        if _left_to_up(server):
+            pass
+        elif server.start():
             stop_at_exit_unless_up(server)
         _ensured.add("pg")
     return server
@@ -373,7 +382,9 @@ def ensure_redis() -> None:
 
     if settings.TRIBUTARY_EMBEDDED_REDIS and "redis" not in _ensured:
         server = redis_server()
-        if server.start():
+        if _left_to_up(server):
+            pass
+        elif server.start():
             stop_at_exit_unless_up(server)
         _ensured.add("redis")
 

@@ -7,8 +7,10 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_asy
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils.deprecation import MiddlewareMixin
 from psycopg_pool import PoolTimeout
+from rest_framework.views import APIView
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from config.errors import refusal_from_database
@@ -67,6 +69,37 @@ class RequestSizeLimitMiddleware(_Hybrid):
                 f"{settings.TRIBUTARY_MAX_BODY_BYTES}.",
             )
         return None
+
+
+class UnknownQueryParameterMiddleware(_Hybrid):
+    """An API call with a query parameter its endpoint does not take gets
+    ``400 unknown_parameter``, as an unknown body field does — a misspelt
+    ``?limt=`` is a mistake to report, not to ignore. An endpoint's
+    parameters are its view's ``query_parameters`` (none by default), the
+    same names its schema documents."""
+
+    prefix = "/api/v1/"
+
+    def answer(self, request: HttpRequest) -> HttpResponse | None:
+        if not request.GET or not request.path_info.startswith(self.prefix):
+            return None
+        try:
+            view = getattr(resolve(request.path_info).func, "cls", None)
+        except Resolver404:
+            return None
+        if view is None or not issubclass(view, APIView):
+            return None
+        allowed: frozenset[str] = getattr(view, "query_parameters", frozenset())
+        unknown = sorted(set(request.GET) - allowed)
+        if not unknown:
+            return None
+        takes = ", ".join(sorted(allowed)) or "none"
+        return error_response(
+            400,
+            "unknown_parameter",
+            f"Unknown query parameter {', '.join(map(repr, unknown))}; "
+            f"this endpoint takes: {takes}.",
+        )
 
 
 # While PostgreSQL is down or restarting, a request cannot connect (or gets

@@ -32,5 +32,7 @@ urlpatterns = [
     path("dashboard/", include("dashboard.urls")),
 ]
 
+handler400 = "config.views.bad_request"
+handler403 = "config.views.forbidden"
 handler404 = "config.views.not_found"
 handler500 = "config.views.internal_error"

@@ -10,7 +10,8 @@ from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
-from django.views.defaults import page_not_found, server_error
+from django.views.defaults import bad_request as page_bad_request
+from django.views.defaults import page_not_found, permission_denied, server_error
 
 from config.middleware import error_response
 
@@ -77,6 +78,19 @@ def readyz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
     )
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's own 400s (a Host outside ALLOWED_HOSTS, too many fields)."""
+    if request.path.startswith("/api/"):
+        return error_response(400, "bad_request", "Bad request.")
+    return page_bad_request(request, exception or Exception())
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return error_response(403, "forbidden", "Forbidden.")
+    return permission_denied(request, exception or Exception())
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -27,6 +27,7 @@ from curation.models import Dispute, DisputeStatus, Eviction, Resolution
 from curation.policies import corroboration_policy_set, kind_policy_set
 from curation.selectors import curation_state
 from memory.api import OwnTransactionApi, _principal, lessons_out
+from memory.models import Kind
 
 
 def disputes_out(disputes: list[Dispute]) -> list[dict[str, Any]]:
@@ -56,6 +57,7 @@ def disputes_out(disputes: list[Dispute]) -> list[dict[str, Any]]:
 
 class DisputesApi(APIView):
     permission_classes = [IsCurator]
+    query_parameters = frozenset({"status"})
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, enum=["open", "resolved", "all"])],
@@ -121,7 +123,12 @@ class KindPolicyApi(APIView):
         merge_duplicates = StrictBooleanField(required=False)
         reason = StrictCharField(max_length=1000, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="kind_policy_set")
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=sorted(Kind.values))],
+        responses=dict,
+        operation_id="kind_policy_set",
+    )
     def put(self, request: Request, kind: str) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

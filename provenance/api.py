@@ -74,7 +74,9 @@ class ObservationsApi(APIView):
         def validate_content(self, value: str) -> str:
             return _within("content", value, 4000)
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="observation_create")
+    @extend_schema(
+        request=InputSerializer, responses={201: dict}, operation_id="observation_create"
+    )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -116,7 +118,7 @@ class BeliefsApi(APIView):
         def validate_content(self, value: str) -> str:
             return _within("content", value, 4000)
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="belief_create")
+    @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="belief_create")
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -137,6 +139,8 @@ class BeliefsApi(APIView):
 
 
 class DecisionsApi(APIView):
+    query_parameters = frozenset({"status"})
+
     def get_permissions(self) -> list[Any]:
         return [IsWriter()] if self.request.method == "POST" else [IsReader()]
 
@@ -147,7 +151,7 @@ class DecisionsApi(APIView):
         def validate_action(self, value: str) -> str:
             return _within("action", value, 4000)
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="decision_create")
+    @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="decision_create")
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

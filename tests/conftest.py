@@ -201,3 +201,10 @@ def serve_asgi(app: Any, *, lifespan: str = "off") -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files marked slow run first: pytest-xdist hands out whole files in
+    this order, so the long ones do not start last and leave one worker
+    running alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -19,9 +19,19 @@ for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY"):
     os.environ.pop(name, None)
 
 
+def _runs_tests(config: pytest.Config) -> bool:
+    """False in pytest-xdist's controller, which hands tests to workers and
+    runs none: each worker process starts servers of its own (its own
+    temporary DATA_DIR), so workers share nothing but the CPU."""
+    distributed = getattr(config.option, "numprocesses", None) not in (None, 0)
+    return hasattr(config, "workerinput") or not distributed
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from config.embedded import EmbeddedPostgres, EmbeddedRedis
 
+    if not _runs_tests(config):
+        return
     EmbeddedPostgres(DATA_DIR).start()
     EmbeddedRedis(DATA_DIR).start()
 
@@ -31,6 +41,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
     from config.embedded import EmbeddedPostgres, EmbeddedRedis
 
+    if not _runs_tests(config):
+        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        return
     connections.close_all()
     EmbeddedRedis(DATA_DIR).stop()
     EmbeddedPostgres(DATA_DIR).stop()

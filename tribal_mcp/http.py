@@ -6,13 +6,16 @@ The gate in front of the SDK's app refuses, before anything else runs:
   page must not drive a local agent's memory (DNS rebinding);
 * a request without a valid, unrevoked bearer key (401). Every request is
   authenticated on its own: the server is stateless, no session carries
-  identity.
+  identity;
+* a key over its request rate (429 with Retry-After), counted with its REST
+  requests in one window (``accounts.throttling``).
 The principal goes to the tools in the ASGI scope.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +24,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
+from accounts.throttling import rate_exceeded
 from tribal_mcp.server import SCOPE_PRINCIPAL, _authenticate, mcp
 
 Scope = dict[str, Any]
@@ -30,9 +34,13 @@ ASGIApp = Callable[..., Awaitable[None]]
 MCP_PATH = "/mcp"
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+async def _refuse(
+    send: Send, status: int, code: str, message: str, *, retry_after: float | None = None
+) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="tributary"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -71,6 +79,11 @@ class McpGate:
             principal = await sync_to_async(_authenticate, thread_sensitive=False)(key.strip())
         if principal is None:
             await _refuse(send, 401, "unauthorized", "a valid, unrevoked API key is required")
+            return
+        wait = await sync_to_async(rate_exceeded, thread_sensitive=False)(principal)
+        if wait is not None:
+            message = "this key is over its request rate; retry after Retry-After seconds"
+            await _refuse(send, 429, "rate_limited", message, retry_after=wait)
             return
         scope[SCOPE_PRINCIPAL] = principal
         await self.app(scope, receive, send)

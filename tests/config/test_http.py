@@ -63,6 +63,15 @@ def test_unknown_api_path_is_a_json_404(http):
     assert response.json() == {"error": {"code": "not_found", "message": "Not found."}}
 
 
+def test_djangos_own_400_on_the_api_is_json_and_on_pages_is_not(client):
+    """A Host outside ALLOWED_HOSTS is refused by Django before any view."""
+    api = client.get("/api/v1/whoami", HTTP_HOST="attacker.example")
+    assert api.status_code == 400
+    assert api.json() == {"error": {"code": "bad_request", "message": "Bad request."}}
+    page = client.get("/dashboard/", HTTP_HOST="attacker.example")
+    assert page.status_code == 400 and "json" not in page["Content-Type"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_oversized_body_is_413_before_anything_is_parsed(http, settings):
     caller = make_caller("acme", "alice")
@@ -74,6 +83,21 @@ def test_oversized_body_is_413_before_anything_is_parsed(http, settings):
     )
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_query_parameter_the_endpoint_does_not_take_is_400(http):
+    caller = make_caller("acme", "alice")
+    misspelt = http.get("/api/v1/lessons?limt=5", headers=caller.headers)
+    assert misspelt.status_code == 400
+    error = misspelt.json()["error"]
+    assert error["code"] == "unknown_parameter"
+    assert "'limt'" in error["message"] and "limit" in error["message"]
+    assert http.get("/api/v1/lessons?limit=5", headers=caller.headers).status_code == 200
+    # An endpoint without parameters takes none, an empty name included.
+    assert http.get("/api/v1/whoami?=", headers=caller.headers).status_code == 400
+    # Outside the API (pages, the schema's own ?format=) nothing changes.
+    assert http.get("/api/schema/?format=json").status_code == 200
 
 
 @pytest.mark.django_db(transaction=True)

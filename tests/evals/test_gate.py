@@ -11,7 +11,7 @@ from evals import judge_report
 from evals.run import below_baseline, load_baseline
 from memory.models import EvalRun
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_the_offline_tier_holds_every_baseline(capsys):

@@ -19,7 +19,7 @@ from gauntlet.models import GauntletResult
 from gauntlet.world import World
 from memory.models import Lesson
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_the_world_springs_its_traps_and_yields_to_the_fixes():

@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
@@ -32,7 +33,7 @@ from tests.conftest import (
     serve_asgi,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 TOOLS = {
     "tribal_recall", "tribal_learn", "tribal_reinforce", "tribal_retire", "tribal_recall_as_of",
@@ -168,6 +169,37 @@ def test_over_http_keys_hosts_and_origins_are_checked_on_every_request(mcp_url):
         assert send(**alice.headers).status_code == 401  # revoked
 
 
+def test_over_http_a_key_over_its_rate_gets_429_counted_with_its_rest_calls(mcp_url):
+    """MCP shares the key's one-minute window with REST: the calls a key
+    made through the API count against what it may send to /mcp."""
+    from accounts.models import Tenant
+    from accounts.throttling import WINDOW_SECONDS, rate_key
+    from config.broker import broker
+    from tests.conftest import principal_of
+
+    alice = make_caller("acme", "alice")
+    bob = make_caller("globex", "bob")
+    with cross_tenant(reason="test setup"):
+        Tenant.objects.filter(slug="acme").update(rate_limit_per_minute=4)
+    if time.time() % WINDOW_SECONDS > WINDOW_SECONDS - 10:  # start well inside a minute
+        time.sleep(WINDOW_SECONDS - time.time() % WINDOW_SECONDS + 0.1)
+    key = rate_key(principal_of(alice), int(time.time() // WINDOW_SECONDS))
+    broker().set(key, 3, ex=WINDOW_SECONDS * 2)  # three REST calls this minute
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"}}}  # fmt: skip
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx.Client(timeout=10) as http:
+        first = http.post(mcp_url, json=hello, headers={**accept, **alice.headers})
+        refused = http.post(mcp_url, json=hello, headers={**accept, **alice.headers})
+        other = http.post(mcp_url, json=hello, headers={**accept, **bob.headers})
+    assert first.status_code == 200
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(refused.headers["retry-after"]) <= WINDOW_SECONDS
+    assert other.status_code == 200
+
+
 def test_a_reader_recalls_but_cannot_learn(mcp_url):
     reader = make_caller("acme", "rita", Role.READER)
 
@@ -199,7 +231,11 @@ def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
 
     async def scenario() -> None:
         async with AsyncExitStack() as stack:
+            # Both servers start at once (each loads Django and the model).
             read, write = await stack.enter_async_context(stdio_client(stdio_params(alice)))
+            other_read, other_write = await stack.enter_async_context(
+                stdio_client(stdio_params(olga))
+            )
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             assert {t.name for t in (await session.list_tools()).tools} == TOOLS
@@ -211,9 +247,6 @@ def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
             ))["results"]  # fmt: skip
             assert hit["lesson"]["content"] == LESSON
 
-            other_read, other_write = await stack.enter_async_context(
-                stdio_client(stdio_params(olga))
-            )
             other = await stack.enter_async_context(ClientSession(other_read, other_write))
             await other.initialize()
             nothing = payload(await other.call_tool("tribal_recall", {"query": "deploy API 429"}))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 import uuid
 from datetime import timedelta
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -27,7 +29,7 @@ from memory.selectors import (
 from memory.services.lessons import lessons_mark_recalled
 from tests.conftest import Caller, learn_now, make_caller
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 CORPUS = [
     "The deploy API answers 429 Too Many Requests unless the request sends X-Batch: true.",
@@ -47,10 +49,17 @@ CORPUS = [
 ]
 
 
+@functools.cache
+def _embedded(texts: tuple[str, ...]) -> list[Any]:
+    """The real model's vectors, computed once per session for a corpus
+    (the large tenant's 2,500 lessons are seeded by five tests)."""
+    return embed([lesson_text(text, "") for text in texts])
+
+
 def _seed(caller: Caller, texts: list[str]) -> list[uuid.UUID]:
     """Insert active lessons directly (bulk), embedded by the real model."""
     tenant = caller.agent.tenant_id
-    vectors = embed([lesson_text(text, "") for text in texts])
+    vectors = _embedded(tuple(texts))
     now = timezone.now()
     with tenant_context(tenant):
         lessons = Lesson.objects.bulk_create(

@@ -142,6 +142,11 @@ class Command(BaseCommand):
         }
         web = f"-m uvicorn config.asgi:application --lifespan on --port {options['port']}"
         web += f" --workers {settings.TRIBUTARY_WEB_WORKERS}"
+        # uvicorn kills a worker that misses its health ping for 5 s; on a
+        # loaded laptop (a Celery process loading the model) a busy worker
+        # can, and its requests in flight are cut off. 30 s still replaces
+        # a hung one.
+        web += " --timeout-worker-healthcheck 30"
         self._argv = {"web": [python, *web.split(), "--host", options["host"]]}
         if not options["no_worker"]:
             worker = (
