@@ -3,6 +3,7 @@ wrappers that take ids and call a service (STYLE.md)."""
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -36,3 +37,4 @@ def _load_embedding_model(**_: Any) -> None:
 
     check_column()  # loads the model, compares it with the database column
     connection.close()  # tasks open their own; hold no idle connection meanwhile
+    logging.getLogger(__name__).info("pool process %s ready: embedding model loaded", os.getpid())

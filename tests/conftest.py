@@ -108,7 +108,8 @@ def database_url_for_tests() -> str:
 
 def start_worker(log: Path, name: str) -> subprocess.Popen[bytes]:
     """A real Celery worker process on the suite's Redis and test database,
-    with a 2-second lease so a dead worker's claims expire quickly."""
+    with a 2-second lease so a dead worker's claims expire quickly; returned
+    once its pool process can take work."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url_for_tests(),
@@ -121,7 +122,9 @@ def start_worker(log: Path, name: str) -> subprocess.Popen[bytes]:
             env=env, stdout=out, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR,
         )  # fmt: skip
     deadline = time.monotonic() + 120
-    while "ready." not in log.read_text():
+    # Ready for work once the pool process has loaded the embedding model
+    # too: "ready." comes from the main process, before that.
+    while "ready: embedding model loaded" not in log.read_text():
         assert proc.poll() is None, log.read_text()
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.2)
