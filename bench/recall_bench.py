@@ -184,7 +184,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
                 exact = selectors._exact_neighbours(tenant_id, ["lesson"], query_vector, 10, None)
                 plain = []
                 indexed = hnsw.index_name(tenant_id) in report.built
-                if indexed:  # plain HNSW, no iterative scan (DESIGN §9)
+                if indexed:  # plain HNSW, no iterative scan (docs/design.md §11)
                     with connection.cursor() as plain_cursor:
                         plain_cursor.execute("SET hnsw.iterative_scan = off")
                         plain_cursor.execute("SET hnsw.ef_search = 40")

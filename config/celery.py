@@ -1,5 +1,5 @@
 """The Celery app. Tasks live in each app's ``tasks.py``; they are thin
-wrappers that take ids and call a service (STYLE.md)."""
+wrappers that take ids and call a service (docs/design.md §12)."""
 
 from __future__ import annotations
 

@@ -316,7 +316,7 @@ class EmbeddedRedis:
                         f"logfile {self.directory / 'redis.log'}",
                         f"dir {self.directory}",
                         "dbfilename dump.rdb",
-                        # Redis only carries work (DESIGN §8): a snapshot now
+                        # Redis only carries work (docs/design.md §10): a snapshot now
                         # and then is plenty; Postgres is the system of record.
                         "save 300 1",
                         "",

@@ -1,4 +1,4 @@
-"""Disputes: a writer's lesson that contradicts another agent's (DESIGN §4).
+"""Disputes: a writer's lesson that contradicts another agent's (docs/design.md §7).
 
 A curator resolves one through :func:`dispute_resolve` — the API, the admin
 and the dashboard all call it:

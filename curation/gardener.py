@@ -1,5 +1,5 @@
 """The gardener: memory forgets on purpose, by rules a person can read
-(DESIGN §2.3, §4).
+(docs/design.md §8, §4).
 
 Each step is a service over one tenant, bounded per run
 (``TRIBUTARY_GARDENER_BATCH``), idempotent (running it twice in a row does

@@ -1,5 +1,5 @@
 """The curator's dashboard: thin views over the same services and
-selectors as the API (DESIGN §6), rendered for people, refreshed by HTMX.
+selectors as the API (docs/design.md §9.4), rendered for people, refreshed by HTMX.
 
 Every view is a ``curator_view``: one tenant at a time, in its context."""
 

@@ -3,7 +3,7 @@
 A tenant with more than ``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons gets
 an HNSW index of its own: partial, over that tenant's active lessons only
 (``WHERE tenant_id = '…' AND status = 'active'``). One index shared by every
-tenant is what DESIGN §9 warns about: the tenant filter applies after the
+tenant is what docs/design.md §11 warns about: the tenant filter applies after the
 graph walk, so a tenant that is a third of the rows needs an iterative scan
 three times as long, a small one gets short answers, and every tenant's
 inserts pay for the whole graph. A tenant's own index holds nothing else:

@@ -35,7 +35,7 @@ class LessonStatus(models.TextChoices):
 
 class Scope(models.Model):
     """One row per (tenant, kind): the version counter the learn transaction
-    re-validates (DESIGN §9) and the count of active lessons recall uses to
+    re-validates (docs/design.md §11) and the count of active lessons recall uses to
     choose exact or approximate search."""
 
     id = models.BigAutoField(primary_key=True)
@@ -67,7 +67,7 @@ class Lesson(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.LESSON)
     content = models.TextField()
     situation = models.TextField(blank=True)
-    # halfvec, not vector: half the storage and index (DESIGN §9), with
+    # halfvec, not vector: half the storage and index (docs/design.md §11), with
     # recall@10 unchanged (docs/benchmarks.md).
     embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     status = models.CharField(max_length=16, choices=LessonStatus.choices)

@@ -4,7 +4,7 @@ All of these run inside a tenant's context (row-level security scopes every
 query); each also names the tenant explicitly so that PostgreSQL can use the
 per-tenant indexes.
 
-Search strategy, chosen per query (DESIGN §9): a tenant with at most
+Search strategy, chosen per query (docs/design.md §5): a tenant with at most
 ``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons in the searched kinds is
 searched exactly through the (tenant, kind, status) B-tree — exact, and
 milliseconds at that size; a larger one through its own partial HNSW index

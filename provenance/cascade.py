@@ -1,5 +1,5 @@
 """The retraction cascade: a source found wrong, and everything built on it
-repaired (DESIGN §2.2).
+repaired (docs/design.md §6).
 
 ``observation_invalidate`` marks the observation invalid (it is never
 edited or deleted), then walks forward in one transaction: every belief

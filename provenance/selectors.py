@@ -1,6 +1,6 @@
 """Reads over the provenance graph: independence and corroboration.
 
-Corroboration is not repetition (DESIGN §2.2): three agents who each read
+Corroboration is not repetition (docs/design.md §6): three agents who each read
 the previous one's conclusion are one source. For a lesson we report, always
 separately, its supporting beliefs, the agents who hold them, and its
 **independent evidence roots** — the valid observations reachable through

@@ -1,4 +1,4 @@
-"""The injection screen (DESIGN §4, step 4): a lesson shaped like an
+"""The injection screen (docs/design.md §4, step 4): a lesson shaped like an
 instruction is quarantined before anything classifies it.
 
 A lesson is data that other agents will read. Text written to steer the

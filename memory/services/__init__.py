@@ -1,2 +1,2 @@
-"""Writes over lessons. ``learn`` is the pipeline of DESIGN §4; ``lessons``
+"""Writes over lessons. ``learn`` is the pipeline of docs/design.md §4; ``lessons``
 holds reinforce, retire and forget."""

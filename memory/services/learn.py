@@ -1,4 +1,4 @@
-"""The learn pipeline (DESIGN §4).
+"""The learn pipeline (docs/design.md §4).
 
 1. ``lesson_learn`` (the API's service, in the request's transaction):
    validate parents, write the belief with its provenance and the learn
@@ -722,7 +722,7 @@ def _decide(
     target_author: uuid.UUID | None,
     judge_ms: float,
 ) -> None:
-    """Record one verdict's writes in the plan (the rules of DESIGN §4)."""
+    """Record one verdict's writes in the plan (the rules of docs/design.md §4)."""
     request = item.request
     relation = verdict.relation if target is not None else Relation.NOVEL
 
@@ -810,7 +810,7 @@ def _apply(
     tenant_id: uuid.UUID, plan: _Plan, progress: _BatchProgress, started: float
 ) -> _Applied | set[uuid.UUID]:
     """Inside the apply transaction. Reads: the scope rows and the requests,
-    by primary key — never a search (DESIGN §9). Returns the ids still
+    by primary key — never a search (docs/design.md §11). Returns the ids still
     pending when some of the batch no longer is (nothing written then)."""
     versions = dict(
         Scope.objects.filter(id__in=list(plan.seen_versions)).values_list("id", "version")
