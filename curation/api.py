@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsCurator, IsReader
 from accounts.tenancy import tenant_context
 from config.errors import ApplicationError
+from config.rest import OwnTransactionApi, request_principal
 from config.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -26,8 +27,8 @@ from curation.disputes import dispute_resolve, disputes_list
 from curation.models import Dispute, DisputeStatus, Eviction, Resolution
 from curation.policies import corroboration_policy_set, kind_policy_set
 from curation.selectors import curation_state
-from memory.api import OwnTransactionApi, _principal, lessons_out
 from memory.models import Kind
+from memory.presenters import lessons_out
 
 
 def disputes_out(disputes: list[Dispute]) -> list[dict[str, Any]]:
@@ -85,7 +86,7 @@ class DisputeResolveApi(OwnTransactionApi):
     def post(self, request: Request, dispute_id: uuid.UUID) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        principal = _principal(request)
+        principal = request_principal(request)
         dispute_resolve(
             principal=principal,
             dispute_id=dispute_id,
@@ -104,7 +105,7 @@ class CurationStateApi(APIView):
 
     @extend_schema(responses=dict, operation_id="curation_state")
     def get(self, request: Request) -> Response:
-        return Response(curation_state(_principal(request).tenant_id))
+        return Response(curation_state(request_principal(request).tenant_id))
 
 
 class KindPolicyApi(APIView):
@@ -132,7 +133,7 @@ class KindPolicyApi(APIView):
     def put(self, request: Request, kind: str) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        principal = _principal(request)
+        principal = request_principal(request)
         fields = dict(serializer.validated_data)
         reason = fields.pop("reason")
         policy = kind_policy_set(
@@ -156,7 +157,7 @@ class CorroborationPolicyApi(APIView):
     def put(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        principal = _principal(request)
+        principal = request_principal(request)
         fields = dict(serializer.validated_data)
         reason = fields.pop("reason")
         return Response(

@@ -35,7 +35,7 @@ from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonS
 from memory.selectors import lesson_get, lesson_history, lesson_recall
 from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
-from provenance.api import lesson_lineage
+from provenance.presenters import lesson_lineage
 from provenance.selectors import ProvenanceSummary, lessons_evidence, provenance_summaries
 
 PAGE_SIZE = 25

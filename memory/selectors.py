@@ -25,6 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 
 from accounts.models import Agent
 from config.db.prepared import fetch_prepared
@@ -421,19 +422,45 @@ def lesson_recall(
     ]
 
 
-def lesson_get(*, lesson_id: uuid.UUID, curator: bool = False) -> Lesson:
-    """A lesson of the caller's tenant (another tenant's id: not found).
-    Quarantined lessons are kept for audit, shown to curators only."""
+def visible_lessons(*, curator: bool) -> QuerySet[Lesson]:
+    """The tenant's lessons a caller may see, with their authors: never an
+    erased one; a quarantined one (kept for audit) only by curators."""
     hidden = [LessonStatus.ERASED] if curator else [LessonStatus.ERASED, LessonStatus.QUARANTINED]
-    lesson = (
-        Lesson.objects.select_related("author")
-        .filter(id=lesson_id)
-        .exclude(status__in=hidden)
-        .first()
-    )
+    return Lesson.objects.select_related("author").exclude(status__in=hidden)
+
+
+def lesson_get(*, lesson_id: uuid.UUID, curator: bool = False) -> Lesson:
+    """A lesson of the caller's tenant (another tenant's id: not found)."""
+    lesson = visible_lessons(curator=curator).filter(id=lesson_id).first()
     if lesson is None:
         raise NotFound("no such lesson")
     return lesson
+
+
+def lessons_browse(
+    *,
+    curator: bool,
+    status: str,
+    kind: str | None = None,
+    situation: str | None = None,
+    author: str | None = None,
+    page: int = 1,
+    limit: int = 50,
+) -> tuple[list[Lesson], bool]:
+    """A page of the tenant's lessons, newest first, narrowed by exact
+    fields (``status`` "all": every visible one); and whether more follow."""
+    lessons = visible_lessons(curator=curator)
+    if status != "all":
+        lessons = lessons.filter(status=status)
+    if kind is not None:
+        lessons = lessons.filter(kind=kind)
+    if situation is not None:
+        lessons = lessons.filter(situation=situation)
+    if author is not None:
+        lessons = lessons.filter(author__name=author)
+    start = (page - 1) * limit
+    rows = list(lessons.order_by("-created_at", "-id")[start : start + limit + 1])
+    return rows[:limit], len(rows) > limit
 
 
 def lesson_history(*, lesson_id: uuid.UUID) -> list[Lesson]:

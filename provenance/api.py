@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.db import connection
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -14,49 +13,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsReader, IsWriter
-from config.errors import ApplicationError, NotFound
+from config.errors import ApplicationError
+from config.rest import OwnTransactionApi, request_principal
 from config.serializers import StrictCharField, StrictFloatField, StrictSerializer
-from memory.api import OwnTransactionApi, ParentIn, _principal, _within
-from memory.models import Lesson
+from memory.inputs import CONTENT_MAX, ParentIn, within
 from provenance.cascade import observation_invalidate
 from provenance.models import (
     Belief,
-    Decision,
-    DecisionBasis,
     DecisionStatus,
-    Observation,
     SourceType,
 )
-from provenance.selectors import LINEAGE_WALK
-from provenance.services import ParentRef, belief_create, observation_record
-
-LINEAGE_MAX_NODES = 2000
-
-
-def observation_out(o: Observation) -> dict[str, Any]:
-    return {
-        "id": str(o.id), "type": "observation", "source_type": o.source_type,
-        "content": o.content, "source_uri": o.source_uri, "source_family": o.source_family,
-        "reliability": o.reliability, "valid": o.valid, "invalid_reason": o.invalid_reason,
-        "created_at": o.created_at.isoformat(),
-    }  # fmt: skip
-
-
-def belief_out(b: Belief) -> dict[str, Any]:
-    return {
-        "id": str(b.id), "type": "belief", "agent": b.agent.name, "content": b.content,
-        "confidence": b.confidence, "status": b.status, "created_at": b.created_at.isoformat(),
-    }  # fmt: skip
-
-
-def decision_out(d: Decision) -> dict[str, Any]:
-    return {
-        "id": str(d.id), "agent": d.agent.name, "action": d.action, "status": d.status,
-        "review_reason": d.review_reason,
-        "based_on": [str(i) for i in DecisionBasis.objects.filter(decision=d)
-                     .values_list("lesson_id", flat=True)],
-        "created_at": d.created_at.isoformat(),
-    }  # fmt: skip
+from provenance.presenters import belief_out, decision_out, lesson_lineage, observation_out
+from provenance.selectors import decisions_list
+from provenance.services import ParentRef, belief_create, decision_record, observation_record
 
 
 class ObservationsApi(APIView):
@@ -72,7 +41,7 @@ class ObservationsApi(APIView):
         reliability = StrictFloatField(min_value=0.0, max_value=1.0, default=0.8)
 
         def validate_content(self, value: str) -> str:
-            return _within("content", value, 4000)
+            return within("content", value, CONTENT_MAX)
 
     @extend_schema(
         request=InputSerializer, responses={201: dict}, operation_id="observation_create"
@@ -80,7 +49,7 @@ class ObservationsApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        principal = _principal(request)
+        principal = request_principal(request)
         observation = observation_record(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id,
             **serializer.validated_data,
@@ -99,7 +68,7 @@ class ObservationInvalidateApi(OwnTransactionApi):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         report = observation_invalidate(
-            principal=_principal(request), observation_id=observation_id,
+            principal=request_principal(request), observation_id=observation_id,
             reason=serializer.validated_data["reason"],
         )  # fmt: skip
         return Response(report)
@@ -116,7 +85,7 @@ class BeliefsApi(APIView):
         contradicts = serializers.UUIDField(required=False, allow_null=True, default=None)
 
         def validate_content(self, value: str) -> str:
-            return _within("content", value, 4000)
+            return within("content", value, CONTENT_MAX)
 
     @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="belief_create")
     def post(self, request: Request) -> Response:
@@ -127,7 +96,7 @@ class BeliefsApi(APIView):
             raise ApplicationError(
                 "a belief cannot support and contradict one lesson", code="invalid"
             )
-        principal = _principal(request)
+        principal = request_principal(request)
         belief = belief_create(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, content=data["content"],
             confidence=data["confidence"],
@@ -149,28 +118,18 @@ class DecisionsApi(APIView):
         based_on = serializers.ListField(child=serializers.UUIDField(), allow_empty=False)
 
         def validate_action(self, value: str) -> str:
-            return _within("action", value, 4000)
+            return within("action", value, CONTENT_MAX)
 
     @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="decision_create")
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        principal = _principal(request)
-        wanted = set(serializer.validated_data["based_on"])
-        found = set(Lesson.objects.filter(id__in=wanted).values_list("id", flat=True))
-        if wanted - found:
-            raise NotFound(
-                f"no lesson {sorted(map(str, wanted - found))[0]}", code="lesson_not_found"
-            )
-        decision = Decision.objects.create(
+        principal = request_principal(request)
+        decision = decision_record(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id,
             action=serializer.validated_data["action"],
+            based_on=set(serializer.validated_data["based_on"]),
         )  # fmt: skip
-        DecisionBasis.objects.bulk_create(
-            [DecisionBasis(tenant_id=principal.tenant_id, decision=decision, lesson_id=i)
-             for i in sorted(wanted)]
-        )  # fmt: skip
-        decision = Decision.objects.select_related("agent").get(id=decision.id)
         return Response(decision_out(decision), status=201)
 
     @extend_schema(
@@ -182,19 +141,7 @@ class DecisionsApi(APIView):
         status = request.query_params.get("status", "all")
         if status not in (*DecisionStatus.values, "all"):
             raise ApplicationError("status must be ok, needs_review or all", code="invalid_choice")
-        decisions = Decision.objects.select_related("agent").order_by("created_at")
-        if status != "all":
-            decisions = decisions.filter(status=status)
-        return Response({"decisions": [decision_out(d) for d in decisions[:500]]})
-
-
-_LINEAGE_SQL = f"""
-WITH RECURSIVE {LINEAGE_WALK}
-SELECT e.belief_id, e.kind, e.to_observation_id, e.to_belief_id, e.to_lesson_id
-FROM provenance_edge e
-WHERE e.belief_id IN (SELECT belief_id FROM g)
-LIMIT %(limit)s
-"""  # noqa: S608 (a constant)
+        return Response({"decisions": [decision_out(d) for d in decisions_list(status=status)]})
 
 
 class LessonLineageApi(APIView):
@@ -207,37 +154,3 @@ class LessonLineageApi(APIView):
     @extend_schema(responses=dict, operation_id="lesson_lineage")
     def get(self, request: Request, lesson_id: uuid.UUID) -> Response:
         return Response(lesson_lineage(lesson_id))
-
-
-def lesson_lineage(lesson_id: uuid.UUID, *, curator: bool = False) -> dict[str, Any]:
-    """The lineage of a lesson of the caller's tenant (the API's and the
-    dashboard's; a quarantined lesson's for curators only). Precondition:
-    inside the tenant's context."""
-    from memory.api import lessons_out
-    from memory.selectors import lesson_get
-
-    lesson = lesson_get(lesson_id=lesson_id, curator=curator)
-    with connection.cursor() as cursor:
-        cursor.execute(_LINEAGE_SQL, {"ids": [lesson.id], "limit": LINEAGE_MAX_NODES * 4})
-        rows = cursor.fetchall()
-    derived_lessons = {r[4] for r in rows if r[1] == "derived_from" and r[4]}
-    edges, beliefs, observations, lessons = [], set(), set(), {lesson.id}
-    for belief_id, kind, to_observation, to_belief, to_lesson in rows:
-        if kind != "derived_from" and to_lesson not in derived_lessons | {lesson.id}:
-            continue  # the belief's support for some unrelated lesson
-        target = to_observation or to_belief or to_lesson
-        edges.append({"from": str(belief_id), "to": str(target), "kind": kind})
-        beliefs.add(belief_id)
-        if to_observation:
-            observations.add(to_observation)
-        if to_belief:
-            beliefs.add(to_belief)
-        if to_lesson:
-            lessons.add(to_lesson)
-    nodes = [
-        {**out, "type": "lesson"}
-        for out in lessons_out(list(Lesson.objects.select_related("author").filter(id__in=lessons)))
-    ]
-    nodes += [belief_out(b) for b in Belief.objects.select_related("agent").filter(id__in=beliefs)]
-    nodes += [observation_out(o) for o in Observation.objects.filter(id__in=observations)]
-    return {"lesson": str(lesson.id), "nodes": nodes, "edges": edges}

@@ -201,7 +201,7 @@ def corroboration(summary: ProvenanceSummary, policy: dict[str, Any]) -> tuple[s
 # The lineage walk, from lessons down: every belief under each lesson in
 # ``%(ids)s`` (its supporters and contradictors, down derived_from, into a
 # cited lesson through its own supporters), as g(lesson_id, belief_id). The
-# lineage (provenance/api.py) and the evidence below both start from it.
+# lineage (provenance/presenters.py) and the evidence below both start from it.
 LINEAGE_WALK = """
 g(lesson_id, belief_id) AS (
     SELECT e.to_lesson_id, e.belief_id FROM provenance_edge e
@@ -243,3 +243,14 @@ def lessons_evidence(lesson_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
     for evidence in found.values():
         evidence.sort(key=lambda o: (o.created_at, o.id))
     return found
+
+
+def decisions_list(*, status: str = "all", limit: int = 500) -> list[Any]:
+    """The tenant's decisions, oldest first (``status`` ok, needs_review or
+    all). Precondition: inside the tenant's context."""
+    from provenance.models import Decision
+
+    decisions = Decision.objects.select_related("agent").order_by("created_at")
+    if status != "all":
+        decisions = decisions.filter(status=status)
+    return list(decisions[:limit])

@@ -10,7 +10,15 @@ from django.db.models import QuerySet
 
 from accounts.models import Agent
 from config.errors import NotFound
-from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
+from provenance.models import (
+    Belief,
+    Decision,
+    DecisionBasis,
+    Edge,
+    EdgeKind,
+    Observation,
+    SourceType,
+)
 from provenance.selectors import (
     ProvenanceSummary,
     corroboration,
@@ -263,3 +271,26 @@ def first_corroboration(confidence: float, policy: dict[str, Any]) -> tuple[str,
         root_aware_confidence=confidence, naive_confidence=confidence,
     )  # fmt: skip
     return corroboration(summary, policy)
+
+
+def decision_record(
+    *, tenant_id: uuid.UUID, agent_id: uuid.UUID, action: str, based_on: set[uuid.UUID]
+) -> Decision:
+    """An agent's decision and the lessons it rests on (each of the caller's
+    tenant, else not found), so the cascade can flag it for review when
+    one of them falls. Precondition: inside the tenant's context."""
+    from memory.models import Lesson
+
+    found = set(Lesson.objects.filter(id__in=based_on).values_list("id", flat=True))
+    if based_on - found:
+        raise NotFound(
+            f"no lesson {sorted(map(str, based_on - found))[0]}", code="lesson_not_found"
+        )
+    decision = Decision.objects.create(tenant_id=tenant_id, agent_id=agent_id, action=action)
+    DecisionBasis.objects.bulk_create(
+        [
+            DecisionBasis(tenant_id=tenant_id, decision=decision, lesson_id=i)
+            for i in sorted(based_on)
+        ]
+    )
+    return Decision.objects.select_related("agent").get(id=decision.id)

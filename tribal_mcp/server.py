@@ -138,9 +138,10 @@ Kinds = Annotated[
 
 
 def _recall(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, Any]:
-    from memory.api import RecallApi, recall_answer
+    from memory.inputs import RecallInput
+    from memory.presenters import recall_answer
 
-    checked = _check(RecallApi.InputSerializer, data)
+    checked = _check(RecallInput, data)
     return _read(principal, lambda: recall_answer(principal, checked))
 
 
@@ -210,23 +211,18 @@ async def tribal_learn(
     ] = 0,
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
-    from memory.api import LearnApi, learn_request_out, wait_for_outcome
+    from memory.inputs import LearnInput, learn_arguments
+    from memory.presenters import learn_request_out, wait_for_outcome
     from memory.services.learn import lesson_learn
-    from provenance.services import ParentRef
 
     data = {"content": content, "situation": situation, "kind": kind,
             "derived_from": derived_from or [], "confidence": confidence,
             "idempotency_key": idempotency_key}  # fmt: skip
 
     def work(principal: AgentPrincipal) -> dict[str, Any]:
-        checked = _check(LearnApi.InputSerializer, data)
+        checked = _check(LearnInput, data)
         with tenant_context(principal.tenant_id):
-            request, _ = lesson_learn(
-                principal=principal, content=checked["content"], situation=checked["situation"],
-                kind=checked["kind"], confidence=checked["confidence"],
-                derived_from=[ParentRef(p["type"], p["id"]) for p in checked["derived_from"]],
-                idempotency_key=checked.get("idempotency_key"),
-            )  # fmt: skip
+            request, _ = lesson_learn(principal=principal, **learn_arguments(checked))
             return learn_request_out(request)
 
     answer = await _run(ctx, Role.WRITER, work)
@@ -252,7 +248,8 @@ async def tribal_reinforce(
     source_uri: Annotated[str | None, Field(description="Where the evidence is.")] = None,
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
-    from memory.api import EvidenceIn, lesson_out_now
+    from memory.inputs import EvidenceIn
+    from memory.presenters import lesson_out_now
     from memory.services.lessons import lesson_reinforce
 
     def work(principal: AgentPrincipal) -> dict[str, Any]:
@@ -278,7 +275,7 @@ async def tribal_retire(
     reason: Annotated[str, Field(min_length=1, max_length=500)],
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
-    from memory.api import lesson_out_now
+    from memory.presenters import lesson_out_now
     from memory.services.lessons import lesson_retire
 
     def work(principal: AgentPrincipal) -> dict[str, Any]:
@@ -317,9 +314,9 @@ async def tribal_trace(
     lesson_id: LessonId,
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
-    from memory.api import lessons_out
+    from memory.presenters import lessons_out
     from memory.selectors import lesson_history
-    from provenance.api import lesson_lineage
+    from provenance.presenters import lesson_lineage
 
     def work(principal: AgentPrincipal) -> dict[str, Any]:
         def read() -> dict[str, Any]:

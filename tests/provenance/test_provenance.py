@@ -283,7 +283,7 @@ def test_the_evidence_of_many_lessons_at_once_is_what_each_lineage_ends_in(api):
     queries (lessons_evidence); it must match each lesson's own lineage."""
     import uuid
 
-    from provenance.api import lesson_lineage
+    from provenance.presenters import lesson_lineage
     from provenance.selectors import lessons_evidence
 
     chain = echo_chain(api)
