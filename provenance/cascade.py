@@ -17,7 +17,6 @@ import uuid
 from typing import Any
 
 from django.db import connection
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Role
@@ -95,7 +94,9 @@ def observation_invalidate(
         raise Forbidden("only a curator invalidates sources")
 
     def operation() -> dict[str, Any]:
-        from memory.models import Lesson, LessonStatus, Scope
+        from curation.models import EventKind
+        from memory.models import Lesson, LessonStatus
+        from memory.services.lessons import take_out_of_use
 
         observation = Observation.objects.select_for_update().filter(id=observation_id).first()
         if observation is None:
@@ -134,13 +135,12 @@ def observation_invalidate(
                 id__in=[i for i, (_, after) in changes.items() if after == "unsupported"],
                 status=LessonStatus.ACTIVE,
             ):
-                Lesson.objects.filter(id=lesson.id).update(
-                    status=LessonStatus.RETIRED, deactivated_at=now,
+                take_out_of_use(
+                    tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
+                    status=LessonStatus.RETIRED, event=EventKind.RETIRED,
+                    event_data={"observation_id": str(observation.id)},
                     retired_reason=f"lost its evidence: observation {observation.id} invalidated",
                 )  # fmt: skip
-                Scope.objects.filter(tenant_id=lesson.tenant_id, kind=lesson.kind).update(
-                    version=F("version") + 1, active_count=F("active_count") - 1
-                )
                 deactivated.append(lesson.id)
         flagged = list(
             Decision.objects.filter(
@@ -152,7 +152,6 @@ def observation_invalidate(
             status=DecisionStatus.NEEDS_REVIEW,
             review_reason=f"rests on a lesson whose source {observation.id} was invalidated",
         )
-        from curation.models import EventKind
         from curation.services import event_record
 
         event_record(

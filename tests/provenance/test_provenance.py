@@ -163,6 +163,37 @@ def test_invalidating_the_source_retracts_the_chain_and_flags_the_decision(api):
     assert {n["status"] for n in lineage["nodes"] if n["type"] == "belief"} == {"retracted"}
 
 
+def test_in_a_strict_tenant_a_lesson_that_loses_its_evidence_is_retired_like_any_other(api):
+    """The cascade takes a lesson out of use through the one lesson
+    transition: status, validity, the scope's count and an event."""
+    from curation.models import Event
+    from memory.models import Scope
+
+    chain = echo_chain(api)
+    a = chain["callers"][0]
+    curator = make_caller("acme", "cora", Role.CURATOR)
+    strict = api.put("/curation/corroboration-policy", headers=curator.headers,
+                     json={"strict": True})  # fmt: skip
+    assert strict.status_code == 200, strict.text
+    assert lesson(api, curator, chain["lesson"])["status"] == "active"
+    tenant = a.agent.tenant_id
+    with tenant_context(tenant):
+        active_before = Scope.objects.get(kind="lesson").active_count
+    report = post(
+        api, curator, f"/observations/{chain['source']['id']}/invalidate",
+        {"reason": "the log was from the sandbox"}, status=200,
+    )  # fmt: skip
+    assert report["lessons_deactivated"] == [chain["lesson"]]
+    got = lesson(api, curator, chain["lesson"])
+    assert got["status"] == "retired" and got["deactivated_at"] is not None
+    with tenant_context(tenant):
+        assert Scope.objects.get(kind="lesson").active_count == active_before - 1
+        [event] = Event.objects.filter(lesson_id=chain["lesson"], kind="retired")
+    assert event.agent_id == curator.agent.id
+    assert event.data["previous_status"] == "active"
+    assert event.data["observation_id"] == chain["source"]["id"]
+
+
 def test_a_belief_with_another_root_becomes_uncertain_not_retracted(api):
     chain = echo_chain(api)
     a, b, _ = chain["callers"]
