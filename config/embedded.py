@@ -369,9 +369,7 @@ def ensure_postgres() -> EmbeddedPostgres:
     runs on the data dir."""
     server = postgres()
     if "pg" not in _ensured:
-        if _left_to_up(server):
-            pass
-        elif server.start():
+        if not _left_to_up(server) and server.start():
             stop_at_exit_unless_up(server)
         _ensured.add("pg")
     return server
@@ -382,9 +380,7 @@ def ensure_redis() -> None:
 
     if settings.TRIBUTARY_EMBEDDED_REDIS and "redis" not in _ensured:
         server = redis_server()
-        if _left_to_up(server):
-            pass
-        elif server.start():
+        if not _left_to_up(server) and server.start():
             stop_at_exit_unless_up(server)
         _ensured.add("redis")
 

@@ -5,6 +5,8 @@ Kept free of DRF imports so that any layer may raise them.
 
 from __future__ import annotations
 
+import math
+
 from accounts.quotas import QUOTA_SQLSTATE
 
 
@@ -58,3 +60,9 @@ def refusal_from_database(exc: BaseException) -> ApplicationError | None:
             return QuotaExceeded(f"The tenant's storage quota is used up: {detail}".strip(": "))
         seen = seen.__cause__
     return None
+
+
+def retry_after(wait: float) -> str:
+    """The Retry-After header's value for a wait in seconds: whole seconds,
+    at least one (REST's 429 and the MCP gate's alike)."""
+    return str(max(1, math.ceil(wait)))

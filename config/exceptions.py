@@ -9,7 +9,6 @@ the request's transaction back.
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -18,7 +17,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.errors import ApplicationError, refusal_from_database
+from config.errors import ApplicationError, refusal_from_database, retry_after
 from config.middleware import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
@@ -98,7 +97,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, drf.Throttled):
         wait = getattr(exc, "wait", None)
         if wait is not None:
-            headers["Retry-After"] = str(max(1, math.ceil(wait)))
+            headers["Retry-After"] = retry_after(wait)
         return Response(_body("rate_limited", str(exc.detail)), status=429, headers=headers)
     if isinstance(exc, drf.APIException):
         return Response(_body(exc.default_code, str(exc.detail)), status=exc.status_code)

@@ -16,7 +16,7 @@ are added here, in one place rather than on every view:
 - **Component names.** Views declare their serializers as nested
   ``InputSerializer`` classes; named by the class alone they would collide,
   so a nested serializer is named after the view holding it
-  (``LearnApi.InputSerializer`` → ``LearnApiInput``).
+  (``BeliefsApi.InputSerializer`` → ``BeliefsApiInput``).
 """
 
 from __future__ import annotations

@@ -80,26 +80,32 @@ def readyz(request: HttpRequest) -> JsonResponse:
     )
 
 
+def _in_the_api(request: HttpRequest) -> bool:
+    """Errors under /api/ answer in the API's JSON error shape; pages keep
+    Django's own error pages."""
+    return request.path.startswith("/api/")
+
+
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """Django's own 400s (a Host outside ALLOWED_HOSTS, too many fields)."""
-    if request.path.startswith("/api/"):
+    if _in_the_api(request):
         return error_response(400, "bad_request", "Bad request.")
     return page_bad_request(request, exception or Exception())
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if request.path.startswith("/api/"):
+    if _in_the_api(request):
         return error_response(403, "forbidden", "Forbidden.")
     return permission_denied(request, exception or Exception())
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if request.path.startswith("/api/"):
+    if _in_the_api(request):
         return error_response(404, "not_found", "Not found.")
     return page_not_found(request, exception or Exception())
 
 
 def internal_error(request: HttpRequest) -> HttpResponse:
-    if request.path.startswith("/api/"):
+    if _in_the_api(request):
         return error_response(500, "internal_error", "Internal server error.")
     return server_error(request)

@@ -15,7 +15,6 @@ The principal goes to the tools in the ASGI scope.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +24,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
 from accounts.throttling import rate_exceeded
+from config.errors import retry_after as retry_after_value
 from tribal_mcp.server import SCOPE_PRINCIPAL, _authenticate, mcp
 
 Scope = dict[str, Any]
@@ -40,7 +40,7 @@ async def _refuse(
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if retry_after is not None:
-        headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
+        headers.append((b"retry-after", retry_after_value(retry_after).encode()))
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="tributary"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
