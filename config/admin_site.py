@@ -12,7 +12,7 @@
 Curator actions run the same services as the API, joined to the admin
 request's transaction (``join_apply_transactions``), as the agent
 ``staff:<username>`` of the tenant, and each is audited with who and why
-(``curation.CuratorAction``).
+(``memory.CuratorAction``).
 """
 
 from __future__ import annotations

@@ -13,20 +13,14 @@ from django.http import HttpRequest, HttpResponse
 
 from accounts.principal import AgentPrincipal
 from accounts.staff import acting_principal, curated_tenant
-from curation.admin_base import CuratorAdmin, is_curator
+from config.admin_base import CuratorAdmin, is_curator
 from curation.disputes import dispute_resolve
-from curation.models import (
-    CuratorAction,
-    Dispute,
-    GardenerRun,
-    JournalLine,
-    KindPolicy,
-    Resolution,
-)
-from curation.policies import POLICY_FIELDS, kind_policy_set
+from curation.models import GardenerRun, JournalLine
+from curation.policies import kind_policy_set
 from curation.selectors import gardener_schedule
 from memory.admin import TenantColumnMixin
-from memory.models import Kind
+from memory.models import CuratorAction, Dispute, Kind, KindPolicy, Resolution
+from memory.policies import POLICY_FIELDS
 
 
 @admin.register(Dispute)

@@ -24,10 +24,9 @@ from config.serializers import (
     StrictSerializer,
 )
 from curation.disputes import dispute_resolve, disputes_list
-from curation.models import Dispute, DisputeStatus, Eviction, Resolution
 from curation.policies import corroboration_policy_set, kind_policy_set
 from curation.selectors import curation_state
-from memory.models import Kind
+from memory.models import Dispute, DisputeStatus, Eviction, Kind, Resolution
 from memory.presenters import lessons_out
 
 

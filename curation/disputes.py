@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import uuid
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction
 from config.errors import ApplicationError, Conflict, Forbidden, NotFound
-from curation.models import Dispute, DisputeStatus, EventKind, Resolution
-from curation.services import event_record
+from memory.models import Dispute, DisputeStatus, EventKind, Lesson, LessonStatus, Resolution
+from memory.services.events import event_record
+from memory.services.transitions import Move, lessons_move
+
+KEPT_OLD = "dispute: kept the older lesson"
 
 
 def disputes_list(*, status: str | None = DisputeStatus.OPEN) -> QuerySet[Dispute]:
@@ -37,8 +40,6 @@ def dispute_resolve(
     *, principal: AgentPrincipal, dispute_id: uuid.UUID, resolution: str, note: str = ""
 ) -> Dispute:
     """Resolve an open dispute of the caller's tenant (curators only)."""
-    from memory.models import Lesson, LessonStatus, Scope
-
     if principal.role != Role.CURATOR:
         raise Forbidden("only a curator resolves disputes")
     if resolution not in Resolution.values or resolution == Resolution.WITHDRAWN:
@@ -52,38 +53,27 @@ def dispute_resolve(
             raise Conflict(
                 f"dispute already resolved ({dispute.resolution})", code="dispute_resolved"
             )
-        now = timezone.now()
         new = Lesson.objects.select_for_update().get(id=dispute.lesson_id)
         old = Lesson.objects.select_for_update().get(id=dispute.target_id)
         if new.status != LessonStatus.DISPUTED:
             raise Conflict(f"the disputed lesson is {new.status} now", code="lesson_not_disputed")
-        activated = 0
-        if resolution == Resolution.KEEP_OLD:
-            new.status, new.retired_reason = LessonStatus.RETIRED, "dispute: kept the older lesson"
-            new.save(update_fields=["status", "retired_reason"])
-        else:
-            new.status, new.activated_at = LessonStatus.ACTIVE, now
-            new.save(update_fields=["status", "activated_at"])
-            activated = 1
-            if resolution == Resolution.ACCEPT_NEW and old.status != LessonStatus.ACTIVE:
-                raise Conflict(
-                    f"the existing lesson is {old.status} now; keep_both or keep_old",
-                    code="lesson_not_active",
-                )
-            if resolution == Resolution.ACCEPT_NEW:
-                old.status, old.deactivated_at, old.superseded_by_id = (
-                    LessonStatus.SUPERSEDED, now, new.id,
-                )  # fmt: skip
-                old.save(update_fields=["status", "deactivated_at", "superseded_by"])
-                activated = 0
-        # The active set may have changed: a learn judged against the old
-        # set must judge again (the version row; see memory.services.learn).
-        Scope.objects.filter(tenant_id=new.tenant_id, kind=new.kind).update(
-            version=F("version") + 1, active_count=F("active_count") + activated
-        )
+        if resolution == Resolution.ACCEPT_NEW and old.status != LessonStatus.ACTIVE:
+            raise Conflict(
+                f"the existing lesson is {old.status} now; keep_both or keep_old",
+                code="lesson_not_active",
+            )
+        # Resolved first: the disputed lesson's move withdraws only open disputes.
         dispute.status, dispute.resolution = DisputeStatus.RESOLVED, resolution
-        dispute.resolved_by_id, dispute.resolved_at, dispute.note = principal.agent_id, now, note
+        dispute.resolved_by_id, dispute.resolved_at = principal.agent_id, timezone.now()
+        dispute.note = note
         dispute.save(update_fields=["status", "resolution", "resolved_by", "resolved_at", "note"])
+        if resolution == Resolution.KEEP_OLD:
+            moves = [Move.of(new, LessonStatus.RETIRED, retired_reason=KEPT_OLD)]
+        else:
+            moves = [Move.of(new, LessonStatus.ACTIVE)]
+        if resolution == Resolution.ACCEPT_NEW:
+            moves.append(Move.of(old, LessonStatus.SUPERSEDED, superseded_by_id=new.id))
+        lessons_move(tenant_id=principal.tenant_id, agent_id=principal.agent_id, moves=moves)
         event_record(
             tenant_id=principal.tenant_id, kind=EventKind.RESOLVED, lesson_id=new.id,
             agent_id=principal.agent_id, dispute_id=dispute.id, resolution=resolution,
@@ -92,14 +82,3 @@ def dispute_resolve(
         return dispute
 
     return run_apply_transaction(principal.tenant_id, operation)
-
-
-def disputes_withdraw(*, agent_id: uuid.UUID | None, lesson_id: uuid.UUID) -> int:
-    """Close the open dispute of a disputed lesson that was just retired or
-    forgotten (nothing is left to decide). Precondition: inside the apply
-    transaction that took the lesson out of use."""
-    return Dispute.objects.filter(lesson_id=lesson_id, status=DisputeStatus.OPEN).update(
-        status=DisputeStatus.RESOLVED, resolution=Resolution.WITHDRAWN,
-        resolved_by_id=agent_id, resolved_at=timezone.now(),
-        note="the disputed lesson was taken out of use",
-    )  # fmt: skip

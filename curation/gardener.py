@@ -52,17 +52,10 @@ from django.utils import timezone
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
 from curation.merging import journal_age, merge_into, recall_counts
-from curation.models import (
-    Dispute,
-    DisputeStatus,
-    EventKind,
-    Eviction,
-    GardenerRun,
-    JournalLine,
-)
-from curation.policies import EffectivePolicy, kind_policies
+from curation.models import GardenerRun, JournalLine
 from curation.rejudge import rejudge
-from memory.models import Lesson, LessonStatus
+from memory.models import Dispute, DisputeStatus, EventKind, Eviction, Lesson, LessonStatus
+from memory.policies import EffectivePolicy, kind_policies
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +91,14 @@ def _evict(
 ) -> int:
     """Take each lesson out of use the way its kind's policy says and write
     its journal line. Precondition: inside the tenant's apply transaction."""
-    from memory.services.lessons import take_out_of_use
+    from memory.services.transitions import lesson_move
 
     recalls = recall_counts([lesson.id for lesson in lessons])
     lines = []
     for lesson in lessons:
         action = policies[lesson.kind].eviction
         erase = action == Eviction.ERASE
-        take_out_of_use(
+        lesson_move(
             tenant_id=lesson.tenant_id, agent_id=None, lesson=lesson,
             status=LessonStatus.ERASED if erase else LessonStatus.RETIRED,
             event=EventKind.FORGOTTEN if erase else EventKind.RETIRED,

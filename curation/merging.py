@@ -12,10 +12,10 @@ from datetime import datetime
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Greatest
 
-from curation.models import EventKind, Eviction, JournalLine
-from curation.policies import EffectivePolicy
-from curation.services import event_record
-from memory.models import Lesson, LessonStatus
+from curation.models import JournalLine
+from memory.models import EventKind, Eviction, Lesson, LessonStatus
+from memory.policies import EffectivePolicy
+from memory.services.events import event_record
 
 
 def recall_counts(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
@@ -45,7 +45,7 @@ def merge_into(
 ) -> int:
     """Retire ``merged`` into ``survivor`` if both are still as the judge
     saw them; its supporting beliefs now support the survivor."""
-    from memory.services.lessons import take_out_of_use
+    from memory.services.transitions import lesson_move
     from provenance.models import Edge, EdgeKind
     from provenance.services import lessons_evaluate
 
@@ -78,7 +78,7 @@ def merge_into(
             Coalesce("last_useful_at", Value(now)), Value(merged.last_useful_at or now)
         ),
     )
-    take_out_of_use(
+    lesson_move(
         tenant_id=tenant_id, agent_id=None, lesson=merged, status=LessonStatus.RETIRED,
         event=EventKind.RETIRED, event_data={"by": "gardener", "rule": "merged",
                                              "into": str(survivor.id), "judge": judge_name},

@@ -6,65 +6,17 @@ re-evaluates the tenant's lessons at once."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Tenant
 from config.errors import NotFound
-from curation.models import Eviction, KindPolicy
-from curation.services import curator_action_record
-from memory.models import Kind, Lesson, LessonStatus
-
-POLICY_FIELDS = (
-    "ceiling", "ttl_seconds", "half_life_days", "retire_below", "eviction", "merge_duplicates",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class EffectivePolicy:
-    kind: str
-    ceiling: int | None
-    ttl_seconds: int | None
-    half_life_days: float | None
-    retire_below: float
-    eviction: str
-    merge_duplicates: bool
-    source: str  # default | tenant
-    updated_by: str = ""
-    updated_at: datetime | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["updated_at"] = self.updated_at.isoformat() if self.updated_at else None
-        return out
-
-
-def _default(kind: str) -> dict[str, Any]:
-    return dict(settings.TRIBUTARY_KIND_POLICIES[kind])
-
-
-def kind_policies(tenant_id: uuid.UUID) -> dict[str, EffectivePolicy]:
-    """Every kind's effective policy for the tenant: its own row where a
-    curator set one, else the settings' default. Precondition: inside the
-    tenant's context."""
-    rows = {p.kind: p for p in KindPolicy.objects.filter(tenant_id=tenant_id)}
-    policies = {}
-    for kind in Kind.values:
-        row = rows.get(kind)
-        if row is None:
-            policies[kind] = EffectivePolicy(kind=kind, source="default", **_default(kind))
-        else:
-            fields = {name: getattr(row, name) for name in POLICY_FIELDS}
-            policies[kind] = EffectivePolicy(
-                kind=kind, source="tenant", updated_by=row.updated_by,
-                updated_at=row.updated_at, **fields,
-            )  # fmt: skip
-    return policies
+from memory.models import Eviction, Kind, KindPolicy, Lesson, LessonStatus
+from memory.policies import POLICY_FIELDS, EffectivePolicy, default_policy, kind_policies
+from memory.services.events import curator_action_record
 
 
 def kind_policy_set(
@@ -74,7 +26,7 @@ def kind_policy_set(
     default. Precondition: inside the tenant's context; fields validated."""
     if kind not in Kind.values:
         raise NotFound(f"no kind {kind!r}; kinds are {', '.join(Kind.values)}", code="unknown_kind")
-    values = {**_default(kind), **{k: v for k, v in fields.items() if k in POLICY_FIELDS}}
+    values = {**default_policy(kind), **{k: v for k, v in fields.items() if k in POLICY_FIELDS}}
     if values["eviction"] not in Eviction.values:
         raise ValueError(f"eviction must be one of {Eviction.values}")
     KindPolicy.objects.update_or_create(

@@ -31,14 +31,14 @@ from django.utils import timezone
 from accounts.models import Agent, Role, Tenant
 from accounts.tenancy import run_apply_transaction, tenant_context
 from curation.merging import merge_into
-from curation.models import Dispute, EventKind, GardenerRun
-from curation.policies import kind_policies
+from curation.models import GardenerRun
 from memory.judge import Relation, Verdict, judge_for
 from memory.judge.calls import collect_calls, model_calls_save
 from memory.judge.llm import JudgeUnavailable
-from memory.models import Lesson, LessonStatus
+from memory.models import Dispute, EventKind, Lesson, LessonStatus
+from memory.policies import kind_policies
 from memory.selectors import lesson_candidates_many
-from memory.services.lessons import take_out_of_use
+from memory.services.transitions import lesson_move
 from provenance.models import Edge, EdgeKind
 
 log = logging.getLogger(__name__)
@@ -154,13 +154,13 @@ def _apply(tenant_id: uuid.UUID, item: _Judged) -> str:
     author = Agent.objects.filter(id=lesson.author_id).values_list("role", flat=True).first()
     event_data = {"by": "gardener", "rule": "rejudge", "judge": item.verdict.judge}
     if target.author_id == lesson.author_id or author == Role.CURATOR:
-        take_out_of_use(
+        lesson_move(
             tenant_id=tenant_id, agent_id=None, lesson=target, status=LessonStatus.SUPERSEDED,
             event=EventKind.SUPERSEDED, event_data={**event_data, "by_lesson": str(lesson.id)},
             superseded_by_id=lesson.id,
         )  # fmt: skip
         return "superseded"
-    take_out_of_use(
+    lesson_move(
         tenant_id=tenant_id, agent_id=None, lesson=lesson, status=LessonStatus.DISPUTED,
         event=EventKind.DISPUTED, event_data={**event_data, "against": str(target.id)},
     )  # fmt: skip

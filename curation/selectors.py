@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db.models import Avg, Count, Max, Sum
 
 from curation.models import GardenerRun, JournalLine
-from curation.policies import kind_policies
+from memory.policies import kind_policies
 from provenance.selectors import corroboration_policy
 
 

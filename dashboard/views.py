@@ -24,15 +24,24 @@ from accounts.models import Agent
 from accounts.staff import SESSION_TENANT, acting_principal, dashboard_tenants
 from config.errors import ApplicationError, NotFound
 from curation.disputes import dispute_resolve, disputes_list
-from curation.models import Dispute, Event, EventKind, Resolution
 from curation.selectors import journal_summary
-from curation.services import curator_action_record
 from dashboard.access import LOGIN_URL, curator_view
 from dashboard.charts import bar_chart, line_chart
 from dashboard.lineage import lineage_svg
 from gauntlet.models import GauntletResult
-from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
+from memory.models import (
+    Dispute,
+    Event,
+    EventKind,
+    Kind,
+    LearnRequest,
+    Lesson,
+    LessonRecallStats,
+    LessonStatus,
+    Resolution,
+)
 from memory.selectors import lesson_get, lesson_history, lesson_recall
+from memory.services.events import curator_action_record
 from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
 from provenance.presenters import lesson_lineage

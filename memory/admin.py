@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 
 from accounts.principal import AgentPrincipal
 from accounts.staff import curated_tenant
-from curation.admin_base import CuratorAdmin
+from config.admin_base import CuratorAdmin
 from memory.models import EvalRun, LearnRequest, Lesson, ModelCall
 from memory.services.lessons import lesson_curate
 from memory.stats import judge_summary

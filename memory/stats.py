@@ -98,8 +98,7 @@ def memory_stats(tenant_id: uuid.UUID) -> dict[str, Any]:
         )
         recalls = (cursor.fetchone() or (0,))[0]
         cursor.execute(
-            "SELECT count(*) FROM curation_dispute "
-            "WHERE status = 'open' AND tenant_id = %(tenant)s",
+            "SELECT count(*) FROM memory_dispute WHERE status = 'open' AND tenant_id = %(tenant)s",
             args,
         )
         disputes = (cursor.fetchone() or (0,))[0]

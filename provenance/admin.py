@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.principal import AgentPrincipal
-from curation.admin_base import CuratorAdmin
+from config.admin_base import CuratorAdmin
 from memory.admin import TenantColumnMixin
 from provenance.cascade import observation_invalidate
 from provenance.models import Decision, DecisionStatus, Observation

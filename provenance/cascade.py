@@ -94,9 +94,8 @@ def observation_invalidate(
         raise Forbidden("only a curator invalidates sources")
 
     def operation() -> dict[str, Any]:
-        from curation.models import EventKind
-        from memory.models import Lesson, LessonStatus
-        from memory.services.lessons import take_out_of_use
+        from memory.models import EventKind, Lesson, LessonStatus
+        from memory.services.transitions import lesson_move
 
         observation = Observation.objects.select_for_update().filter(id=observation_id).first()
         if observation is None:
@@ -135,7 +134,7 @@ def observation_invalidate(
                 id__in=[i for i, (_, after) in changes.items() if after == "unsupported"],
                 status=LessonStatus.ACTIVE,
             ):
-                take_out_of_use(
+                lesson_move(
                     tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
                     status=LessonStatus.RETIRED, event=EventKind.RETIRED,
                     event_data={"observation_id": str(observation.id)},
@@ -152,7 +151,7 @@ def observation_invalidate(
             status=DecisionStatus.NEEDS_REVIEW,
             review_reason=f"rests on a lesson whose source {observation.id} was invalidated",
         )
-        from curation.services import event_record
+        from memory.services.events import event_record
 
         event_record(
             tenant_id=principal.tenant_id, kind=EventKind.INVALIDATED,

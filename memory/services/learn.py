@@ -37,7 +37,7 @@ import numpy as np
 import redis
 from django.conf import settings
 from django.db import IntegrityError, connection, connections, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent, Role, Tenant
@@ -45,15 +45,15 @@ from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
 from config.broker import broker
 from config.db.advisory import advisory_try_lock, advisory_unlock
-from curation.models import Dispute, Event, EventKind
-from curation.policies import kind_policies
-from curation.services import event_build
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
 from memory.guard import Screening, screen
 from memory.judge import Candidate, Judge, Relation, Verdict, judge_for
 from memory.judge.calls import ModelCallRecord, collect_calls, model_calls_save
 from memory.judge.llm import JudgeUnavailable
 from memory.models import (
+    Dispute,
+    Event,
+    EventKind,
     LearnRequest,
     Lesson,
     LessonStatus,
@@ -61,7 +61,10 @@ from memory.models import (
     RequestStatus,
     Scope,
 )
+from memory.policies import kind_policies
 from memory.selectors import lesson_candidates_many
+from memory.services.events import event_build
+from memory.services.transitions import Move, lessons_move
 from provenance.models import CorroborationAudit, Edge, EdgeKind
 from provenance.selectors import corroboration_policy
 from provenance.services import (
@@ -216,8 +219,8 @@ class _Decision:
 @dataclass
 class _Plan:
     """What one batch will write, decided outside any transaction: the
-    lessons it creates (in their final state: one created and superseded
-    within the batch is written superseded), the existing lessons it
+    lessons it creates (each as it was decided: one created and superseded
+    within the batch is created active, then moved), the lessons it
     reinforces or supersedes, its edges, and the scope versions it read."""
 
     policy: dict[str, Any]  # the tenant's corroboration policy
@@ -227,8 +230,8 @@ class _Plan:
     new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
     new_units: dict[uuid.UUID, np.ndarray] = field(default_factory=dict)  # unit vectors
     reinforce: dict[uuid.UUID, int] = field(default_factory=dict)  # existing lesson → times
-    supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)  # existing → successor
-    out_of_use: set[uuid.UUID] = field(default_factory=set)  # superseded within the batch
+    # lesson → its successor (an existing lesson, or one created earlier in the batch)
+    supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)
     judged_at_insert: set[uuid.UUID] = field(default_factory=set)  # corroboration set at insert
     edges: list[Edge] = field(default_factory=list)
     decisions: list[_Decision] = field(default_factory=list)
@@ -692,14 +695,14 @@ def _batch_candidates(
 ) -> list[Candidate]:
     """The item's nearest active lessons: stored ones not superseded by an
     earlier item of the batch, and the batch's own new active lessons."""
-    candidates = [
-        c for c, _ in stored if c.id not in plan.supersede and c.id not in plan.out_of_use
-    ]
+    candidates = [c for c, _ in stored if c.id not in plan.supersede]
     mine = _unit(_vector(item))
     ids = [
         lesson_id
         for lesson_id, lesson in plan.new.items()
-        if lesson.status == LessonStatus.ACTIVE and lesson.kind == item.request.kind
+        if lesson.status == LessonStatus.ACTIVE
+        and lesson.kind == item.request.kind
+        and lesson_id not in plan.supersede
     ]
     if ids:  # cosine similarity to each, in one product
         similarities = np.stack([plan.new_units[i] for i in ids]) @ mine
@@ -766,12 +769,7 @@ def _decide(
     elif relation == Relation.CONTRADICTS and target is not None:
         if target_author == request.agent_id or item.author.role == Role.CURATOR:
             lesson_id = new_lesson(LessonStatus.ACTIVE)
-            if target in plan.new:
-                plan.new[target].status = LessonStatus.SUPERSEDED
-                plan.new[target].superseded_by_id = lesson_id
-                plan.out_of_use.add(target)
-            else:
-                plan.supersede[target] = lesson_id
+            plan.supersede[target] = lesson_id
             outcome, event = Outcome.SUPERSEDED, EventKind.SUPERSEDED
         else:
             # Another agent's lesson: a writer never overturns it; a
@@ -828,25 +826,17 @@ def _apply(
     now = timezone.now()
     for lesson in plan.new.values():
         lesson.created_at = now
-        if lesson.status in (LessonStatus.ACTIVE, LessonStatus.SUPERSEDED):
-            lesson.activated_at = now  # (superseded: active, then superseded in this batch)
-        if lesson.status == LessonStatus.SUPERSEDED:
-            lesson.deactivated_at = now
+        if lesson.status == LessonStatus.ACTIVE:
+            lesson.activated_at = now
         if lesson.reinforcement_count:
             lesson.last_useful_at = now
     Lesson.objects.bulk_create(list(plan.new.values()))
-    with connection.cursor() as cursor:
-        if plan.reinforce:
+    if plan.reinforce:
+        with connection.cursor() as cursor:
             cursor.executemany(
                 "UPDATE memory_lesson SET reinforcement_count = reinforcement_count + %s, "
                 "last_useful_at = %s WHERE id = %s",
                 [(times, now, lesson_id) for lesson_id, times in plan.reinforce.items()],
-            )
-        if plan.supersede:
-            cursor.executemany(
-                "UPDATE memory_lesson SET status = 'superseded', deactivated_at = %s, "
-                "superseded_by_id = %s WHERE id = %s AND status = 'active'",
-                [(now, successor, old) for old, successor in plan.supersede.items()],
             )
     Edge.objects.bulk_create(plan.edges)
     CorroborationAudit.objects.bulk_create(
@@ -889,15 +879,24 @@ def _apply(
     # apply in the same scope that read the same version then fails to
     # write it (40001) and starts again from the candidate read. (Apply
     # transactions are snapshot-isolated; see accounts.tenancy.APPLY_ISOLATION.)
-    for kind, scope_id in plan.scope_of_kind.items():
-        created = sum(
-            1 for lesson in plan.new.values()
-            if lesson.kind == kind and lesson.status == LessonStatus.ACTIVE
-        )  # fmt: skip
-        ended = sum(1 for successor in plan.supersede.values() if plan.new[successor].kind == kind)
-        Scope.objects.filter(id=scope_id).update(
-            version=F("version") + 1, active_count=F("active_count") + created - ended
-        )
+    # The supersessions: each was an active candidate when the scope's
+    # version (checked above) was read; the event is the successor's.
+    lessons_move(
+        tenant_id=tenant_id, agent_id=None,
+        moves=[
+            Move(lesson_id=old, kind=plan.new[successor].kind, before=LessonStatus.ACTIVE,
+                 after=LessonStatus.SUPERSEDED, fields={"superseded_by_id": successor})
+            for old, successor in plan.supersede.items()
+        ],
+        created={
+            kind: sum(
+                1 for lesson in plan.new.values()
+                if lesson.kind == kind and lesson.status == LessonStatus.ACTIVE
+            )
+            for kind in plan.scope_of_kind
+        },
+        at=now,
+    )  # fmt: skip
     count = len(plan.decisions)
     apply_ms = round((time.perf_counter() - started) * 1000 / count, 2)
     with connection.cursor() as cursor:

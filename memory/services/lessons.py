@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import connection, models
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -12,9 +12,9 @@ from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
 from config.errors import Conflict, Forbidden, NotFound
-from curation.models import EventKind
-from curation.services import event_record
-from memory.models import Lesson, LessonStatus, Scope
+from memory.models import EventKind, Lesson, LessonStatus
+from memory.services.events import event_record
+from memory.services.transitions import lesson_move
 
 
 def _visible(lesson_id: uuid.UUID) -> Lesson:
@@ -30,88 +30,6 @@ def _visible(lesson_id: uuid.UUID) -> Lesson:
     if lesson is None:
         raise NotFound("no such lesson")
     return lesson
-
-
-def take_out_of_use(
-    *,
-    tenant_id: uuid.UUID,
-    agent_id: uuid.UUID | None,
-    lesson: Lesson,
-    status: LessonStatus,
-    event: EventKind,
-    event_data: dict[str, object] | None = None,
-    **fields: object,
-) -> None:
-    """Move a lesson to ``status`` (closing its validity interval if it was
-    active), record the event. An active lesson leaving shrinks its scope's
-    active set: the version is bumped so that a learn which read candidates
-    before now reads them again. ``agent_id`` is None for the gardener.
-    Precondition: inside the tenant's apply transaction."""
-    now = timezone.now()
-    was_active = lesson.status == LessonStatus.ACTIVE
-    changed = Lesson.objects.filter(id=lesson.id, status=lesson.status).update(
-        status=status, deactivated_at=now if was_active else lesson.deactivated_at, **fields
-    )
-    if not changed:  # someone else changed it after it was read
-        raise Conflict("the lesson changed meanwhile; read it again", code="lesson_changed")
-    if was_active:
-        Scope.objects.filter(tenant_id=lesson.tenant_id, kind=lesson.kind).update(
-            version=F("version") + 1, active_count=F("active_count") - 1
-        )
-    if lesson.status == LessonStatus.DISPUTED:
-        from curation.disputes import disputes_withdraw
-
-        disputes_withdraw(agent_id=agent_id, lesson_id=lesson.id)
-    if status == LessonStatus.ERASED:
-        lesson_content_erase(lesson.id)
-    event_record(
-        tenant_id=tenant_id, kind=event, lesson_id=lesson.id, agent_id=agent_id,
-        previous_status=lesson.status, **(event_data or {}),
-    )  # fmt: skip
-
-
-def lesson_content_erase(lesson_id: uuid.UUID) -> None:
-    """Erase a lesson's text wherever it was written: the lesson row (and
-    any lesson the gardener merged into it), the learn requests that made or
-    restated it (and their judge rationales), the beliefs those requests
-    wrote, the first-hand observations those requests wrote of it (no
-    one else's, and none another belief also rests on), the rationales of
-    requests and disputes aimed at it, and curators' reasons about it. What
-    it was is gone; that it was (ids, events, edges) stays. Precondition:
-    inside the tenant's transaction."""
-    from curation.models import CuratorAction, Dispute
-    from memory.models import LearnRequest
-    from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
-
-    now = timezone.now()
-    Lesson.objects.filter(id=lesson_id).update(
-        content="", situation="", embedding=None, erased_at=now, retired_reason=""
-    )
-    requests = LearnRequest.objects.filter(lesson_id=lesson_id)
-    written = list(requests.values_list("belief_id", "agent_id", "content", "situation"))
-    beliefs = [belief for belief, *_ in written]
-    requests.update(content="", situation="", rationale="")
-    LearnRequest.objects.filter(target_lesson_id=lesson_id).update(rationale="")
-    Dispute.objects.filter(models.Q(lesson_id=lesson_id) | models.Q(target_id=lesson_id)).update(
-        rationale=""
-    )
-    CuratorAction.objects.filter(target_type="lesson", target_id=str(lesson_id)).exclude(
-        reason=""
-    ).update(reason="(erased with the lesson)")
-    Belief.objects.filter(id__in=beliefs).update(content="")
-    for belief_id, agent_id, content, situation in written:
-        roots = Edge.objects.filter(
-            belief_id=belief_id, kind=EdgeKind.DERIVED_FROM, to_observation__isnull=False
-        ).values_list("to_observation_id", flat=True)
-        shared = Edge.objects.filter(to_observation_id__in=roots).exclude(belief_id__in=beliefs)
-        Observation.objects.filter(
-            id__in=list(roots), agent_id=agent_id, source_type=SourceType.FIRST_HAND,
-            content__in=[t for t in (content, situation) if t], erased_at__isnull=True,
-        ).exclude(id__in=shared.values("to_observation_id")).update(
-            content="", content_hash="", erased_at=now
-        )  # fmt: skip
-    for merged in Lesson.objects.filter(merged_into_id=lesson_id).values_list("id", flat=True):
-        lesson_content_erase(merged)
 
 
 def lesson_reinforce(
@@ -166,7 +84,7 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
         lesson = _visible(lesson_id)
         if lesson.status == LessonStatus.RETIRED:
             return lesson
-        take_out_of_use(
+        lesson_move(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
             status=LessonStatus.RETIRED, event=EventKind.RETIRED, retired_reason=reason,
         )  # fmt: skip
@@ -185,7 +103,7 @@ def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> None:
         lesson = _visible(lesson_id)
         if lesson.author_id != principal.agent_id and principal.role != Role.CURATOR:
             raise Forbidden("only the lesson's author or a curator can forget it")
-        take_out_of_use(
+        lesson_move(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
             status=LessonStatus.ERASED, event=EventKind.FORGOTTEN,
         )  # fmt: skip

@@ -207,7 +207,7 @@ def test_the_stack_recovers_by_itself_from_a_kill_of_each_part_and_loses_no_lear
         with psycopg.connect(dsn) as conn:
             events: dict[str, int] = dict(
                 conn.execute(
-                    "SELECT learn_request_id::text, count(*) FROM curation_event "
+                    "SELECT learn_request_id::text, count(*) FROM memory_event "
                     "WHERE learn_request_id = ANY(%s::uuid[]) GROUP BY 1",
                     [acknowledged],
                 ).fetchall()

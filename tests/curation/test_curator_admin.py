@@ -9,8 +9,7 @@ from django.contrib.auth.models import User
 
 from accounts.models import StaffMembership
 from accounts.tenancy import cross_tenant, tenant_context
-from curation.models import CuratorAction, Dispute, KindPolicy
-from memory.models import Lesson, Outcome
+from memory.models import CuratorAction, Dispute, KindPolicy, Lesson, Outcome
 from provenance.models import Decision, Edge, EdgeKind, Observation
 from tests.conftest import learn_now, make_caller
 
@@ -108,7 +107,7 @@ def test_a_dispute_is_resolved_and_a_source_invalidated_from_the_admin(client):
     with tenant_context(alice.agent.tenant_id):
         dispute = Dispute.objects.get()
     response = client.post(
-        "/admin/curation/dispute/",
+        "/admin/memory/dispute/",
         {"action": "accept_new", "_selected_action": [str(dispute.id)], "reason": "crontab"},
         follow=True,
     )
@@ -141,7 +140,7 @@ def test_a_curator_sets_a_kind_policy_in_the_admin(client, two_tenants):
     _, _, alice, bob = two_tenants
     staff_of(client, "tenant-a")
     response = client.post(
-        "/admin/curation/kindpolicy/add/",
+        "/admin/memory/kindpolicy/add/",
         {"kind": "session", "ceiling": "50", "ttl_seconds": "600", "half_life_days": "",
          "retire_below": "0.2", "eviction": "retire", "merge_duplicates": "",
          "reason": "shorter sessions"},

@@ -9,8 +9,16 @@ import pytest
 
 from accounts.models import Role
 from accounts.tenancy import tenant_context
-from curation.models import Dispute, DisputeStatus, Event
-from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, Scope
+from memory.models import (
+    Dispute,
+    DisputeStatus,
+    Event,
+    LearnRequest,
+    Lesson,
+    LessonStatus,
+    Outcome,
+    Scope,
+)
 from tests.conftest import learn_now, make_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)

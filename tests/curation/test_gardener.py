@@ -20,9 +20,9 @@ from django.utils import timezone
 from accounts.models import Role
 from accounts.tenancy import tenant_context
 from curation.gardener import garden
-from curation.models import Event, EventKind, GardenerRun, JournalLine
+from curation.models import GardenerRun, JournalLine
 from memory.embeddings import embed_query
-from memory.models import LearnRequest, Lesson, LessonStatus, ModelCall, Scope
+from memory.models import Event, EventKind, LearnRequest, Lesson, LessonStatus, ModelCall, Scope
 from memory.services.lessons import lesson_reinforce, lessons_mark_recalled
 from tests.conftest import Caller, learn_now, make_caller, principal_of
 from tests.fake_llm import SERVER_ERROR

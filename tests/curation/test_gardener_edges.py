@@ -14,11 +14,11 @@ from accounts.models import Role, StaffMembership, Tenant
 from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
 from config.errors import Conflict
 from curation.gardener import garden
-from curation.models import Dispute, EventKind
 from curation.policies import kind_policy_set
-from memory.models import Lesson, LessonStatus
+from memory.models import Dispute, EventKind, Lesson, LessonStatus
 from memory.selectors import lesson_recall
-from memory.services.lessons import lesson_forget, take_out_of_use
+from memory.services.lessons import lesson_forget
+from memory.services.transitions import lesson_move
 from provenance.models import Observation
 from provenance.services import ParentRef
 from tests.conftest import learn_now, make_caller, principal_of
@@ -123,7 +123,7 @@ def test_a_write_decided_on_a_stale_read_is_refused():
     lesson_forget(principal=principal_of(alice), lesson_id=lesson_id)
 
     def retire_from_the_stale_copy() -> None:
-        take_out_of_use(
+        lesson_move(
             tenant_id=alice.agent.tenant_id, agent_id=alice.agent.id, lesson=stale,
             status=LessonStatus.RETIRED, event=EventKind.RETIRED,
         )  # fmt: skip
@@ -172,7 +172,7 @@ def test_the_admin_refuses_a_policy_the_api_would_refuse(client):
         StaffMembership.objects.create(user=user, tenant=Tenant.objects.get(slug="garden"))
     client.force_login(user)
     for kind, ceiling in (("memes", "5"), ("fact", "0")):
-        response = client.post("/admin/curation/kindpolicy/add/", {
+        response = client.post("/admin/memory/kindpolicy/add/", {
             "kind": kind, "ceiling": ceiling, "ttl_seconds": "", "half_life_days": "",
             "retire_below": "0.2", "eviction": "retire", "reason": "test",
         })  # fmt: skip

@@ -9,9 +9,9 @@ import pytest
 from accounts.models import Role
 from accounts.tenancy import tenant_context
 from curation.gardener import garden
-from curation.models import Dispute, GardenerRun, JournalLine
+from curation.models import GardenerRun, JournalLine
 from memory.judge import Relation, Verdict
-from memory.models import Lesson, LessonStatus, Outcome
+from memory.models import Dispute, Lesson, LessonStatus, Outcome
 from tests.conftest import learn_now, make_caller
 from tests.fake_llm import RATE_LIMITED, SERVER_ERROR, FakeLLM, slow, verdict
 

@@ -24,8 +24,7 @@ from django.utils import timezone
 
 from accounts.models import StaffMembership, Tenant
 from accounts.tenancy import cross_tenant, tenant_context
-from curation.models import Dispute
-from memory.models import Lesson
+from memory.models import Dispute, Lesson
 from tests.conftest import make_caller, process_pending
 
 pytestmark = pytest.mark.django_db(transaction=True)

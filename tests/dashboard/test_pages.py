@@ -13,8 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Role, StaffMembership, Tenant
 from accounts.tenancy import cross_tenant, tenant_context
-from curation.models import CuratorAction, Dispute
-from memory.models import Lesson, Outcome
+from memory.models import CuratorAction, Dispute, Lesson, Outcome
 from tests.conftest import learn_now, make_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,8 +10,7 @@ import pytest
 
 from accounts.models import Role
 from accounts.tenancy import cross_tenant, tenant_context
-from curation.models import Event
-from memory.models import LearnRequest, Lesson
+from memory.models import Event, LearnRequest, Lesson
 from provenance.models import Belief, Observation
 from tests.conftest import Caller, learn_now, make_caller, process_pending
 

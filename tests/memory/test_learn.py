@@ -14,11 +14,10 @@ from django.utils import timezone
 from accounts.models import Role
 from accounts.tenancy import tenant_context
 from config.broker import broker
-from curation.models import Event
 from memory import embeddings, hnsw
 from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
 from memory.judge import Candidate, Verdict, get_judge
-from memory.models import LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
+from memory.models import Event, LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
 from memory.services import learn as learn_service
 from memory.services.learn import learn_request_apply, learn_request_process
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType

@@ -12,8 +12,7 @@ import psutil
 import pytest
 
 from accounts.tenancy import tenant_context
-from curation.models import Event
-from memory.models import LearnRequest, Lesson, RequestStatus
+from memory.models import Event, LearnRequest, Lesson, RequestStatus
 from memory.services.learn import requeue_stale_learn_requests
 from tests.conftest import learn, make_caller, start_worker, stop_worker
 

@@ -166,8 +166,7 @@ def test_invalidating_the_source_retracts_the_chain_and_flags_the_decision(api):
 def test_in_a_strict_tenant_a_lesson_that_loses_its_evidence_is_retired_like_any_other(api):
     """The cascade takes a lesson out of use through the one lesson
     transition: status, validity, the scope's count and an event."""
-    from curation.models import Event
-    from memory.models import Scope
+    from memory.models import Event, Scope
 
     chain = echo_chain(api)
     a = chain["callers"][0]
@@ -298,7 +297,7 @@ def test_a_policy_change_re_evaluates_every_lesson_at_once(api):
     assert lesson(api, a, chain["lesson"])["corroboration"] == "single-source"
     assert post(api, a, "/recall", {"query": "refund window"}, status=200)["results"] == []
     with tenant_context(a.agent.tenant_id):
-        from curation.models import CuratorAction
+        from memory.models import CuratorAction
 
         triggers = list(
             CorroborationAudit.objects.filter(lesson_id=chain["lesson"], trigger="policy")

@@ -17,7 +17,7 @@ from django.http import HttpRequest
 from accounts.principal import AgentPrincipal
 from accounts.staff import acting_principal, curated_tenant
 from config.errors import ApplicationError
-from curation.services import curator_action_record
+from memory.services.events import curator_action_record
 
 
 class ReasonActionForm(ActionForm):

@@ -1,4 +1,5 @@
-"""Writes for curation: events (the feed and the audit trail)."""
+"""The record of what happens to lessons: events (the feed and the audit
+trail) and the curator audit."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from curation.models import Event, EventKind
+from memory.models import Event, EventKind
 
 
 def event_build(
@@ -56,7 +57,7 @@ def curator_action_record(
 ) -> None:
     """Audit what a curator did, who and why. ``data`` must never hold
     lesson content. Precondition: inside the tenant's context."""
-    from curation.models import CuratorAction
+    from memory.models import CuratorAction
 
     CuratorAction.objects.create(
         tenant_id=tenant_id, actor=actor[:200], action=action, target_type=target_type,
