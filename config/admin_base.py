@@ -17,7 +17,6 @@ from django.http import HttpRequest
 from accounts.principal import AgentPrincipal
 from accounts.staff import acting_principal, curated_tenant
 from config.errors import ApplicationError
-from memory.services.events import curator_action_record
 
 
 class ReasonActionForm(ActionForm):
@@ -68,8 +67,8 @@ class CuratorAdmin(admin.ModelAdmin):
         apply: Callable[[AgentPrincipal, Any, str], str | None],
     ) -> None:
         """Apply ``apply(principal, obj, reason)`` to each selected object,
-        as the tenant's curator agent, auditing each; a missing reason
-        refuses the whole action."""
+        as the tenant's curator agent (the service it calls audits it); a
+        missing reason refuses the whole action."""
         reason = (request.POST.get("reason") or "").strip()
         if not reason:
             self.message_user(request, "Say why (the reason is audited).", messages.ERROR)
@@ -82,10 +81,6 @@ class CuratorAdmin(admin.ModelAdmin):
             except ApplicationError as exc:
                 self.message_user(request, f"{obj.pk}: {exc.message}", messages.ERROR)
                 continue
-            curator_action_record(
-                tenant_id=obj.tenant_id, actor=principal.agent_name, action=name,
-                target_type=obj._meta.model_name, target_id=obj.pk, reason=reason,
-            )  # fmt: skip
             if note:
                 self.message_user(request, f"{obj.pk}: {note}", messages.INFO)
             done += 1

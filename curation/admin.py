@@ -100,8 +100,7 @@ class KindPolicyAdmin(TenantColumnMixin, CuratorAdmin):
         tenant_id = current[0] if current else obj.tenant_id
         principal = acting_principal(request, tenant_id)
         saved = kind_policy_set(
-            tenant_id=tenant_id, kind=obj.kind, actor=principal.agent_name,
-            reason=form.cleaned_data["reason"],
+            principal=principal, kind=obj.kind, reason=form.cleaned_data["reason"],
             **{name: getattr(obj, name) for name in POLICY_FIELDS},
         )  # fmt: skip
         obj.pk = KindPolicy.objects.get(tenant_id=tenant_id, kind=saved.kind).pk

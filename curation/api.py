@@ -136,8 +136,7 @@ class KindPolicyApi(APIView):
         fields = dict(serializer.validated_data)
         reason = fields.pop("reason")
         policy = kind_policy_set(
-            tenant_id=principal.tenant_id, kind=kind, actor=f"agent:{principal.agent_name}",
-            reason=reason, **fields,
+            principal=principal, kind=kind, reason=reason, **fields,
         )  # fmt: skip
         return Response(policy.as_dict())
 
@@ -161,8 +160,7 @@ class CorroborationPolicyApi(APIView):
         reason = fields.pop("reason")
         return Response(
             corroboration_policy_set(
-                tenant_id=principal.tenant_id,
-                actor=f"agent:{principal.agent_name}",
+                principal=principal,
                 reason=reason,
                 **fields,
             )

@@ -21,7 +21,7 @@ from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction
 from config.errors import ApplicationError, Conflict, Forbidden, NotFound
 from memory.models import Dispute, DisputeStatus, EventKind, Lesson, LessonStatus, Resolution
-from memory.services.events import event_record
+from memory.services.events import curator_action_record, event_record
 from memory.services.transitions import Move, lessons_move
 
 KEPT_OLD = "dispute: kept the older lesson"
@@ -74,6 +74,10 @@ def dispute_resolve(
         if resolution == Resolution.ACCEPT_NEW:
             moves.append(Move.of(old, LessonStatus.SUPERSEDED, superseded_by_id=new.id))
         lessons_move(tenant_id=principal.tenant_id, agent_id=principal.agent_id, moves=moves)
+        curator_action_record(
+            principal=principal, action=f"resolve_{resolution}", target_type="dispute",
+            target_id=dispute.id, reason=note,
+        )  # fmt: skip
         event_record(
             tenant_id=principal.tenant_id, kind=EventKind.RESOLVED, lesson_id=new.id,
             agent_id=principal.agent_id, dispute_id=dispute.id, resolution=resolution,

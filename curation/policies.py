@@ -5,25 +5,28 @@ re-evaluates the tenant's lessons at once."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 from typing import Any
 
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import Tenant
-from config.errors import NotFound
+from accounts.models import Role, Tenant
+from accounts.principal import AgentPrincipal
+from config.errors import Forbidden, NotFound
 from memory.models import Eviction, Kind, KindPolicy, Lesson, LessonStatus
 from memory.policies import POLICY_FIELDS, EffectivePolicy, default_policy, kind_policies
 from memory.services.events import curator_action_record
 
 
 def kind_policy_set(
-    *, tenant_id: uuid.UUID, kind: str, actor: str, reason: str = "", **fields: Any
+    *, principal: AgentPrincipal, kind: str, reason: str = "", **fields: Any
 ) -> EffectivePolicy:
     """Replace the tenant's policy for ``kind``: fields left out take the
     default. Precondition: inside the tenant's context; fields validated."""
+    if principal.role != Role.CURATOR:
+        raise Forbidden("only a curator sets policies")
+    tenant_id = principal.tenant_id
     if kind not in Kind.values:
         raise NotFound(f"no kind {kind!r}; kinds are {', '.join(Kind.values)}", code="unknown_kind")
     values = {**default_policy(kind), **{k: v for k, v in fields.items() if k in POLICY_FIELDS}}
@@ -31,7 +34,7 @@ def kind_policy_set(
         raise ValueError(f"eviction must be one of {Eviction.values}")
     KindPolicy.objects.update_or_create(
         tenant_id=tenant_id, kind=kind,
-        defaults={**values, "updated_by": actor, "updated_at": timezone.now()},
+        defaults={**values, "updated_by": principal.agent_name, "updated_at": timezone.now()},
     )  # fmt: skip
     # A lesson's expiry follows its kind's TTL now, not the one it was
     # learned under.
@@ -40,14 +43,14 @@ def kind_policy_set(
         expires_at=None if ttl is None else F("activated_at") + timedelta(seconds=ttl)
     )
     curator_action_record(
-        tenant_id=tenant_id, actor=actor, action="set_kind_policy", target_type="kind_policy",
+        principal=principal, action="set_kind_policy", target_type="kind_policy",
         target_id=kind, reason=reason, policy=values,
     )  # fmt: skip
     return kind_policies(tenant_id)[kind]
 
 
 def corroboration_policy_set(
-    *, tenant_id: uuid.UUID, actor: str, reason: str = "", **fields: Any
+    *, principal: AgentPrincipal, reason: str = "", **fields: Any
 ) -> dict[str, Any]:
     """Replace the tenant's corroboration policy (fields left out take the
     settings' defaults) and re-evaluate every lesson that is not erased, in
@@ -58,6 +61,9 @@ def corroboration_policy_set(
     from provenance.selectors import corroboration_policy
     from provenance.services import lessons_evaluate
 
+    if principal.role != Role.CURATOR:
+        raise Forbidden("only a curator sets policies")
+    tenant_id = principal.tenant_id
     overrides = {
         k: v for k, v in fields.items()
         if k in ("min_independent_sources", "min_confidence", "contradiction_confidence", "strict")
@@ -76,7 +82,7 @@ def corroboration_policy_set(
         changed += sum(1 for before, after in changes.values() if before != after)
     policy = corroboration_policy(tenant_id)
     curator_action_record(
-        tenant_id=tenant_id, actor=actor, action="set_corroboration_policy",
+        principal=principal, action="set_corroboration_policy",
         target_type="corroboration_policy", reason=reason, policy=policy,
         reevaluated=len(lesson_ids), changed=changed,
     )  # fmt: skip

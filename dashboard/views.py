@@ -41,7 +41,6 @@ from memory.models import (
     Resolution,
 )
 from memory.selectors import lesson_get, lesson_history, lesson_recall
-from memory.services.events import curator_action_record
 from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
 from provenance.presenters import lesson_lineage
@@ -213,10 +212,6 @@ def lesson_action(request: HttpRequest, lesson_id: uuid.UUID, action: str) -> Ht
     except ApplicationError as exc:
         messages.error(request, exc.message)
         return _redirect(request, target)
-    curator_action_record(
-        tenant_id=_tenant(request), actor=principal.agent_name, action=action,
-        target_type="lesson", target_id=lesson_id, reason=reason,
-    )  # fmt: skip
     messages.success(request, f"{action}: done.")
     return _redirect(request, reverse("dashboard:lessons") if action == "erase" else target)
 
@@ -279,10 +274,6 @@ def dispute_resolve_view(request: HttpRequest, dispute_id: uuid.UUID) -> HttpRes
     except ApplicationError as exc:
         messages.error(request, exc.message)
     else:
-        curator_action_record(
-            tenant_id=_tenant(request), actor=principal.agent_name, action=f"resolve_{resolution}",
-            target_type="dispute", target_id=dispute_id, reason=note,
-        )  # fmt: skip
         messages.success(request, f"Dispute resolved: {resolution.replace('_', ' ')}.")
     if request.htmx:  # type: ignore[attr-defined]
         return render(request, "dashboard/_disputes.html", _disputes_context())

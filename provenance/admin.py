@@ -13,7 +13,8 @@ from accounts.principal import AgentPrincipal
 from config.admin_base import CuratorAdmin
 from memory.admin import TenantColumnMixin
 from provenance.cascade import observation_invalidate
-from provenance.models import Decision, DecisionStatus, Observation
+from provenance.models import Decision, Observation
+from provenance.services import decision_review
 
 
 @admin.register(Observation)
@@ -54,8 +55,6 @@ class DecisionAdmin(TenantColumnMixin, CuratorAdmin):
     @admin.action(description="Mark reviewed (status ok)")
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Decision]) -> None:
         def apply(principal: AgentPrincipal, decision: Decision, reason: str) -> None:
-            Decision.objects.filter(id=decision.id, tenant_id=principal.tenant_id).update(
-                status=DecisionStatus.OK, review_reason=""
-            )
+            decision_review(principal=principal, decision_id=decision.id, reason=reason)
 
         self.run_action(request, queryset, "mark_reviewed", apply)

@@ -151,8 +151,12 @@ def observation_invalidate(
             status=DecisionStatus.NEEDS_REVIEW,
             review_reason=f"rests on a lesson whose source {observation.id} was invalidated",
         )
-        from memory.services.events import event_record
+        from memory.services.events import curator_action_record, event_record
 
+        curator_action_record(
+            principal=principal, action="invalidate", target_type="observation",
+            target_id=observation.id, reason=reason,
+        )  # fmt: skip
         event_record(
             tenant_id=principal.tenant_id, kind=EventKind.INVALIDATED,
             agent_id=principal.agent_id, observation_id=observation.id,

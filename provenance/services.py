@@ -8,12 +8,16 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from accounts.models import Agent
-from config.errors import NotFound
+from accounts.models import Agent, Role
+from accounts.principal import AgentPrincipal
+from accounts.tenancy import tenant_context
+from config.errors import Forbidden, NotFound
+from memory.services.events import curator_action_record
 from provenance.models import (
     Belief,
     Decision,
     DecisionBasis,
+    DecisionStatus,
     Edge,
     EdgeKind,
     Observation,
@@ -294,3 +298,21 @@ def decision_record(
         ]
     )
     return Decision.objects.select_related("agent").get(id=decision.id)
+
+
+def decision_review(*, principal: AgentPrincipal, decision_id: uuid.UUID, reason: str) -> Decision:
+    """Curator: a decision flagged ``needs_review`` (a lesson it rested on
+    fell) was looked at; its status is ``ok`` again. Audited."""
+    if principal.role != Role.CURATOR:
+        raise Forbidden("only a curator reviews decisions")
+    with tenant_context(principal.tenant_id):
+        decision = Decision.objects.select_for_update().filter(id=decision_id).first()
+        if decision is None:
+            raise NotFound("no such decision")
+        Decision.objects.filter(id=decision.id).update(status=DecisionStatus.OK, review_reason="")
+        curator_action_record(
+            principal=principal, action="mark_reviewed", target_type="decision",
+            target_id=decision.id, reason=reason,
+        )  # fmt: skip
+        decision.refresh_from_db()
+    return decision

@@ -9,7 +9,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from memory.models import Event, EventKind
+from accounts.principal import AgentPrincipal
+from memory.models import CuratorAction, Event, EventKind
 
 
 def event_build(
@@ -47,20 +48,20 @@ def event_record(**fields: Any) -> Event:
 
 def curator_action_record(
     *,
-    tenant_id: uuid.UUID,
-    actor: str,
+    principal: AgentPrincipal,
     action: str,
     target_type: str,
     target_id: str | uuid.UUID = "",
     reason: str = "",
     **data: Any,
 ) -> None:
-    """Audit what a curator did, who and why. ``data`` must never hold
-    lesson content. Precondition: inside the tenant's context."""
-    from memory.models import CuratorAction
-
+    """Audit what a curator did, who and why, in the transaction that did
+    it. The actor is the acting agent's name — an API agent's, or
+    ``staff:<username>`` for a staff user in the admin or the dashboard
+    (``accounts.staff.acting_principal``). ``data`` must never hold lesson
+    content. Precondition: inside the tenant's transaction."""
     CuratorAction.objects.create(
-        tenant_id=tenant_id, actor=actor[:200], action=action, target_type=target_type,
-        target_id=str(target_id), reason=reason[:1000],
+        tenant_id=principal.tenant_id, actor=principal.agent_name[:200], action=action,
+        target_type=target_type, target_id=str(target_id), reason=reason[:1000],
         data={k: str(v) if isinstance(v, uuid.UUID) else v for k, v in data.items()},
     )  # fmt: skip

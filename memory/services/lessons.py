@@ -13,7 +13,7 @@ from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
 from config.errors import Conflict, Forbidden, NotFound
 from memory.models import EventKind, Lesson, LessonStatus
-from memory.services.events import event_record
+from memory.services.events import curator_action_record, event_record
 from memory.services.transitions import lesson_move
 
 
@@ -82,6 +82,10 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
 
     def operation() -> Lesson:
         lesson = _visible(lesson_id)
+        curator_action_record(
+            principal=principal, action="retire", target_type="lesson", target_id=lesson.id,
+            reason=reason,
+        )  # fmt: skip
         if lesson.status == LessonStatus.RETIRED:
             return lesson
         lesson_move(
@@ -94,10 +98,10 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
     return run_apply_transaction(principal.tenant_id, operation)
 
 
-def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> None:
+def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str = "") -> None:
     """Erase a lesson's content and embedding (its author, or a curator).
     The row stays as a tombstone so supersede chains hold; an event without
-    content records that it happened."""
+    content records that it happened, and a curator's erase is audited."""
 
     def operation() -> None:
         lesson = _visible(lesson_id)
@@ -107,6 +111,11 @@ def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID) -> None:
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
             status=LessonStatus.ERASED, event=EventKind.FORGOTTEN,
         )  # fmt: skip
+        if principal.role == Role.CURATOR:
+            curator_action_record(
+                principal=principal, action="erase", target_type="lesson", target_id=lesson.id,
+                reason=reason,
+            )  # fmt: skip
 
     run_apply_transaction(principal.tenant_id, operation)
 
@@ -131,20 +140,26 @@ def lessons_mark_recalled(*, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID]) 
         )
 
 
-def lesson_pin(*, principal: AgentPrincipal, lesson_id: uuid.UUID, pinned: bool) -> Lesson:
+def lesson_pin(
+    *, principal: AgentPrincipal, lesson_id: uuid.UUID, pinned: bool, reason: str = ""
+) -> Lesson:
     """Curator: a pinned lesson is never decayed, expired, evicted or merged
-    away by the gardener."""
+    away by the gardener. Audited."""
     if principal.role != Role.CURATOR:
         raise Forbidden("only a curator pins lessons")
     with tenant_context(principal.tenant_id):
         lesson = _visible(lesson_id)
         Lesson.objects.filter(id=lesson.id).update(pinned=pinned)
+        curator_action_record(
+            principal=principal, action="pin" if pinned else "unpin", target_type="lesson",
+            target_id=lesson.id, reason=reason,
+        )  # fmt: skip
         lesson.refresh_from_db()
     return lesson
 
 
 # A curator's actions on one lesson, by name: what the admin's actions and the
-# dashboard's buttons both offer (each records the reason in its own audit).
+# dashboard's buttons both offer (each service audits itself, with the reason).
 CURATOR_ACTIONS = ("retire", "pin", "unpin", "erase")
 
 
@@ -155,8 +170,8 @@ def lesson_curate(
     if action == "retire":
         lesson_retire(principal=principal, lesson_id=lesson_id, reason=reason)
     elif action in ("pin", "unpin"):
-        lesson_pin(principal=principal, lesson_id=lesson_id, pinned=action == "pin")
+        lesson_pin(principal=principal, lesson_id=lesson_id, pinned=action == "pin", reason=reason)
     elif action == "erase":
-        lesson_forget(principal=principal, lesson_id=lesson_id)
+        lesson_forget(principal=principal, lesson_id=lesson_id, reason=reason)
     else:
         raise ValueError(f"no curator action {action!r}")

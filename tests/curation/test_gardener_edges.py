@@ -75,11 +75,11 @@ def test_merge_never_takes_away_a_lesson_a_dispute_is_about():
 
 def test_an_extreme_half_life_decays_to_nothing_without_breaking_the_step():
     alice = make_caller("garden", "alice")
+    cora = principal_of(make_caller("garden", "cora", Role.CURATOR))
     fact = learn_now(alice, FACTS[0], kind="fact").lesson_id
     lesson = learn_now(alice, FACTS[1]).lesson_id
     with tenant_context(alice.agent.tenant_id):
-        kind_policy_set(tenant_id=alice.agent.tenant_id, kind="fact", actor="test",
-                        half_life_days=0.01)  # fmt: skip
+        kind_policy_set(principal=cora, kind="fact", half_life_days=0.01)
     age(alice, fact, days=30)
     age(alice, lesson, days=30)
     [result] = garden(steps=["decay"], tenant_slug="garden")
@@ -102,16 +102,15 @@ def test_a_pinned_lesson_past_its_expiry_is_still_recalled():
 
 def test_a_ttl_change_reaches_the_lessons_already_learned():
     alice = make_caller("garden", "alice")
+    cora = principal_of(make_caller("garden", "cora", Role.CURATOR))
     request = learn_now(alice, "Scratch: build 99 is being bisected.", kind="session")
     age(alice, request.lesson_id, days=3)  # older than the default TTL of a day
     with tenant_context(alice.agent.tenant_id):
-        kind_policy_set(tenant_id=alice.agent.tenant_id, kind="session", actor="test",
-                        ttl_seconds=None)  # fmt: skip
+        kind_policy_set(principal=cora, kind="session", ttl_seconds=None)
         assert Lesson.objects.get(id=request.lesson_id).expires_at is None
     assert garden(steps=["expire"], tenant_slug="garden")[0].counts == {"expired": 0}
     with tenant_context(alice.agent.tenant_id):
-        kind_policy_set(tenant_id=alice.agent.tenant_id, kind="session", actor="test",
-                        ttl_seconds=3600)  # fmt: skip
+        kind_policy_set(principal=cora, kind="session", ttl_seconds=3600)
     assert garden(steps=["expire"], tenant_slug="garden")[0].counts == {"expired": 1}
 
 

@@ -305,7 +305,7 @@ def test_a_policy_change_re_evaluates_every_lesson_at_once(api):
         )  # fmt: skip
         actions = list(CuratorAction.objects.order_by("id").values_list("actor", "reason"))
     assert triggers == ["corroborated", "single-source"]
-    assert actions == [("agent:cora", "one good source is enough"), ("agent:cora", "")]
+    assert actions == [("cora", "one good source is enough"), ("cora", "")]
 
 
 def test_the_evidence_of_many_lessons_at_once_is_what_each_lineage_ends_in(api):
