@@ -18,8 +18,10 @@ from memory import embeddings, hnsw
 from memory.embeddings import EmbeddingError, HashEmbedder, embed, lesson_text
 from memory.judge import Candidate, Verdict, get_judge
 from memory.models import Event, LearnRequest, Lesson, LessonStatus, Outcome, RequestStatus, Scope
-from memory.services import learn as learn_service
 from memory.services.learn import learn_request_apply, learn_request_process
+from memory.services.learn import plan as learn_plan
+from memory.services.learn import request as learn_request
+from memory.services.learn import worker as learn_worker
 from provenance.models import Belief, Edge, EdgeKind, Observation, SourceType
 from tests.conftest import learn, learn_now, make_caller, process_pending
 
@@ -240,7 +242,7 @@ def test_one_worker_at_a_time_works_through_a_tenants_requests(superuser_sql):
     alice = make_caller("acme", "alice")
     first = learn(alice, EXPORT_2)
     second = learn(alice, "Restart the exporter with --resume after a crash.")
-    key = learn_service._flight_key(alice.agent.tenant_id)
+    key = learn_worker._flight_key(alice.agent.tenant_id)
     # Another worker holds the tenant: this one leaves the requests to it.
     superuser_sql.execute("SELECT pg_advisory_lock(%s)", [key])
     try:
@@ -313,10 +315,10 @@ def test_requests_applied_elsewhere_meanwhile_are_dropped_and_the_rest_applied()
     with tenant_context(tenant):
         author = alice.agent
     items = [
-        learn_service._Item(request=r, vector=v, author=author)
+        learn_plan.Item(request=r, vector=v, author=author)
         for r, v in zip((done, other), vectors, strict=True)
     ]
-    assert learn_service.learn_batch_apply(tenant_id=tenant, items=items, judge=get_judge()) == 1
+    assert learn_worker.learn_batch_apply(tenant_id=tenant, items=items, judge=get_judge()) == 1
     with tenant_context(tenant):
         assert Lesson.objects.count() == 2
         assert Event.objects.filter(learn_request_id=done.id).count() == 1
@@ -326,7 +328,7 @@ def test_requests_applied_elsewhere_meanwhile_are_dropped_and_the_rest_applied()
 def test_a_queued_task_of_the_tenant_covers_its_later_requests():
     alice = make_caller("acme", "alice")
     tenant = alice.agent.tenant_id
-    redis_client, key = broker(), learn_service._queued_key(tenant)
+    redis_client, key = broker(), learn_request.queued_key(tenant)
     redis_client.delete(key)
     queued = redis_client.llen("celery")
     first = learn(alice, EXPORT_2)
@@ -403,7 +405,7 @@ def test_a_request_that_breaks_its_batch_does_not_hold_the_others_back():
     assert learn_request_process(tenant_id=tenant, request_id=first.id, judge=judge) == 2
     with tenant_context(tenant):
         bad.refresh_from_db()
-        assert bad.status == RequestStatus.FAILED and bad.claims == learn_service.MAX_CLAIMS
+        assert bad.status == RequestStatus.FAILED and bad.claims == learn_worker.MAX_CLAIMS
         assert "judge bug" in bad.error and bad.lease_until is None
         assert Lesson.objects.count() == 2
         assert not LearnRequest.objects.filter(status=RequestStatus.PENDING).exists()
@@ -445,7 +447,7 @@ def test_a_drain_that_stops_gives_back_the_batch_claimed_ahead(settings, monkeyp
     def broken(*args: object, **kwargs: object) -> int:
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(learn_service, "_apply_batch", broken)
+    monkeypatch.setattr(learn_worker, "_apply_batch", broken)
     with pytest.raises(RuntimeError, match="went away"):
         learn_request_process(tenant_id=tenant, request_id=requests[0].id)
     with tenant_context(tenant):
@@ -473,7 +475,7 @@ def test_a_batch_claimed_ahead_is_renewed_and_loses_what_another_worker_took_ove
     requests = [
         learn(alice, f"The metrics store {n} keeps backups for {n + 2} days.") for n in range(3)
     ]
-    prepared = learn_service._prepare_batch(tenant, requests[0].id, None)
+    prepared = learn_worker._prepare_batch(tenant, requests[0].id, None)
     assert prepared is not None and len(prepared.claimed) == 3
     with tenant_context(tenant):
         # All three leases ran out; another worker took the second one over.
@@ -481,9 +483,9 @@ def test_a_batch_claimed_ahead_is_renewed_and_loses_what_another_worker_took_ove
         LearnRequest.objects.filter(id=requests[1].id).update(
             claims=F("claims") + 1, lease_until=timezone.now() + timedelta(seconds=60)
         )
-    renewed = learn_service._renewed(tenant, prepared)
+    renewed = learn_worker._renewed(tenant, prepared)
     assert [r.id for r in renewed.claimed] == [requests[0].id, requests[2].id]
     with tenant_context(tenant):
         for request in LearnRequest.objects.filter(id__in=[requests[0].id, requests[2].id]):
             assert request.lease_until > timezone.now() + timedelta(seconds=60)
-    assert learn_service._apply_batch(tenant, renewed, None) == 2
+    assert learn_worker._apply_batch(tenant, renewed, None) == 2
