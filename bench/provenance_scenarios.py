@@ -305,22 +305,10 @@ class Tributary:
 
 def process_pending(tenant_id: uuid.UUID) -> None:
     """The worker's service, in this process, until the tenant has no
-    pending learn left (as tests/conftest.py's ``process_pending``)."""
-    from accounts.tenancy import tenant_context
-    from memory.models import LearnRequest, RequestStatus
-    from memory.services.learn import learn_request_process
+    pending learn left."""
+    from memory.services.learn import learn_pending_drain
 
-    while True:
-        with tenant_context(tenant_id):
-            pending = (
-                LearnRequest.objects.filter(status=RequestStatus.PENDING)
-                .order_by("created_at")
-                .values_list("id", flat=True)
-                .first()
-            )
-        if pending is None:
-            return
-        learn_request_process(tenant_id=tenant_id, request_id=pending)
+    learn_pending_drain(tenant_id=tenant_id)
 
 
 # --- the scenarios -----------------------------------------------------------

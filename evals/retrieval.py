@@ -82,7 +82,7 @@ def load_golden(path: Path = RETRIEVAL_PATH) -> dict[str, Any]:
 def seed(principal: AgentPrincipal, lessons: list[dict[str, Any]]) -> dict[str, uuid.UUID]:
     """Learn the corpus; returns lesson key → lesson id."""
     from memory.models import LearnRequest
-    from memory.services.learn import learn_request_process, lesson_learn
+    from memory.services.learn import learn_pending_drain, lesson_learn
 
     requests: dict[str, uuid.UUID] = {}
     for lesson in lessons:
@@ -92,11 +92,7 @@ def seed(principal: AgentPrincipal, lessons: list[dict[str, Any]]) -> dict[str, 
                 situation=lesson.get("situation", ""), kind=lesson.get("kind", "lesson"),
             )  # fmt: skip
         requests[lesson["key"]] = request.id
-    first = next(iter(requests.values()))
-    while learn_request_process(
-        tenant_id=principal.tenant_id, request_id=first, judge=SeedingJudge()
-    ):
-        pass
+    learn_pending_drain(tenant_id=principal.tenant_id, judge=SeedingJudge())
     with tenant_context(principal.tenant_id):
         lesson_of = dict(
             LearnRequest.objects.filter(id__in=requests.values()).values_list("id", "lesson_id")

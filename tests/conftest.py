@@ -23,8 +23,8 @@ from accounts.principal import AgentPrincipal
 from accounts.services import agent_ensure, api_key_authenticate, api_key_issue, tenant_ensure
 from accounts.tenancy import cross_tenant, tenant_context
 from config.embedded import EmbeddedPostgres
-from memory.models import LearnRequest, RequestStatus
-from memory.services.learn import learn_request_process, lesson_learn
+from memory.models import LearnRequest
+from memory.services.learn import learn_pending_drain, lesson_learn
 from tests.embedded_stack import DATA_DIR
 from tests.fake_llm import FakeLLM, fake_llm
 
@@ -76,18 +76,7 @@ def learn(caller: Caller, content: str, **fields: Any) -> LearnRequest:
 def process_pending(tenant_id: uuid.UUID, **kwargs: Any) -> int:
     """Run the worker's service in this process until the tenant has no
     pending request left; returns how many were applied."""
-    applied = 0
-    while True:
-        with tenant_context(tenant_id):
-            pending = (
-                LearnRequest.objects.filter(status=RequestStatus.PENDING)
-                .order_by("created_at")
-                .values_list("id", flat=True)
-                .first()
-            )
-        if pending is None:
-            return applied
-        applied += learn_request_process(tenant_id=tenant_id, request_id=pending, **kwargs)
+    return learn_pending_drain(tenant_id=tenant_id, **kwargs)
 
 
 def learn_now(caller: Caller, content: str, **fields: Any) -> LearnRequest:

@@ -23,6 +23,7 @@ check. The lease only saves duplicated work.
 from memory.services.learn.request import learn_request_enqueue, lesson_learn
 from memory.services.learn.worker import (
     learn_batch_apply,
+    learn_pending_drain,
     learn_request_apply,
     learn_request_process,
     requeue_stale_learn_requests,
@@ -30,6 +31,7 @@ from memory.services.learn.worker import (
 
 __all__ = [
     "learn_batch_apply",
+    "learn_pending_drain",
     "learn_request_apply",
     "learn_request_enqueue",
     "learn_request_process",

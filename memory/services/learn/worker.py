@@ -113,6 +113,30 @@ def learn_request_process(
     return applied
 
 
+def learn_pending_drain(
+    *, tenant_id: uuid.UUID, judge: Judge | None = None, provider: EmbeddingProvider | None = None
+) -> int:
+    """Run the worker's service in this process until the tenant has no
+    pending request left (the oldest first); returns how many were applied.
+    For tests, benchmarks, evaluations and seeding — where no Celery worker
+    runs, or its work must be done before the next step. Precondition:
+    outside any transaction."""
+    applied = 0
+    while True:
+        with tenant_context(tenant_id):
+            pending = (
+                LearnRequest.objects.filter(tenant_id=tenant_id, status=RequestStatus.PENDING)
+                .order_by("created_at")
+                .values_list("id", flat=True)
+                .first()
+            )
+        if pending is None:
+            return applied
+        applied += learn_request_process(
+            tenant_id=tenant_id, request_id=pending, judge=judge, provider=provider
+        )
+
+
 def _flight_key(tenant_id: uuid.UUID) -> int:
     # A signed 64-bit advisory-lock key per tenant ("learn" namespace).
     return int.from_bytes(uuid.uuid5(tenant_id, "learn").bytes[:8], "big", signed=True)
