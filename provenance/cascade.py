@@ -31,7 +31,7 @@ from provenance.models import (
     DecisionStatus,
     Observation,
 )
-from provenance.selectors import corroboration_policy
+from provenance.selectors import belief_children_sql, corroboration_policy
 from provenance.services import lessons_evaluate
 
 # Beliefs downstream of an observation: derived from it, from a belief
@@ -41,17 +41,10 @@ WITH RECURSIVE down(belief_id) AS (
     SELECT e.belief_id FROM provenance_edge e
     WHERE e.kind = 'derived_from' AND e.to_observation_id = %(observation)s
   UNION
-    SELECT x.child FROM down d CROSS JOIN LATERAL (
-        SELECT e.belief_id AS child FROM provenance_edge e
-        WHERE e.kind = 'derived_from' AND e.to_belief_id = d.belief_id
-        UNION ALL
-        SELECT e.belief_id FROM provenance_edge s
-        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
-        WHERE s.belief_id = d.belief_id AND s.kind = 'supports'
-    ) x
+    SELECT x.child FROM down d {children_down}
 )
 SELECT belief_id FROM down
-"""
+""".replace("{children_down}", belief_children_sql("d.belief_id"))
 
 # Of the affected beliefs, those still resting on valid evidence: bottom-up
 # (linear in the edges, unlike a walk from each belief), seeded by affected
@@ -72,18 +65,11 @@ WITH RECURSIVE rooted(belief_id) AS (
                       WHERE s.to_lesson_id = e.to_lesson_id AND s.kind = 'supports'
                         AND sb.status <> 'retracted' AND NOT sb.id = ANY(%(beliefs)s)))
   UNION
-    SELECT x.child FROM rooted r CROSS JOIN LATERAL (
-        SELECT e.belief_id AS child FROM provenance_edge e
-        WHERE e.kind = 'derived_from' AND e.to_belief_id = r.belief_id
-        UNION ALL
-        SELECT e.belief_id FROM provenance_edge s
-        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
-        WHERE s.belief_id = r.belief_id AND s.kind = 'supports'
-    ) x
+    SELECT x.child FROM rooted r {children_rooted}
     WHERE x.child = ANY(%(beliefs)s)
 )
 SELECT DISTINCT belief_id FROM rooted
-"""
+""".replace("{children_rooted}", belief_children_sql("r.belief_id"))
 
 
 def observation_invalidate(

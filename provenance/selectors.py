@@ -34,6 +34,22 @@ class ProvenanceSummary:
     contradicting_sources: int = 0
 
 
+def belief_children_sql(parent: str) -> str:
+    """The step of every walk down the belief graph, as a lateral join
+    yielding ``x.child``: the beliefs derived from the belief ``parent``
+    (an SQL expression: a belief id), directly or through a lesson it
+    supports (a belief citing a lesson rests on that lesson's supporters).
+    ``parent`` is a column reference written in this code, never input."""
+    return f"""CROSS JOIN LATERAL (
+        SELECT e.belief_id AS child FROM provenance_edge e
+        WHERE e.kind = 'derived_from' AND e.to_belief_id = {parent}
+        UNION ALL
+        SELECT e.belief_id FROM provenance_edge s
+        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
+        WHERE s.belief_id = {parent} AND s.kind = 'supports'
+    ) x"""  # noqa: S608
+
+
 # Every belief under the lessons' supporters and contradictors (``anc``:
 # down derived_from, into a cited lesson through its own supporters), then
 # each one's roots computed bottom-up (``reach``: a belief has the roots of
@@ -64,14 +80,7 @@ reach(belief_id, root) AS (
     JOIN provenance_edge e ON e.belief_id = a.belief_id AND e.kind = 'derived_from'
     JOIN provenance_observation o ON o.id = e.to_observation_id AND o.valid
   UNION
-    SELECT x.child, r.root FROM reach r CROSS JOIN LATERAL (
-        SELECT e.belief_id AS child FROM provenance_edge e
-        WHERE e.kind = 'derived_from' AND e.to_belief_id = r.belief_id
-        UNION ALL
-        SELECT e.belief_id FROM provenance_edge s
-        JOIN provenance_edge e ON e.to_lesson_id = s.to_lesson_id AND e.kind = 'derived_from'
-        WHERE s.belief_id = r.belief_id AND s.kind = 'supports'
-    ) x
+    SELECT x.child, r.root FROM reach r {children}
     WHERE x.child IN (SELECT belief_id FROM anc)
 ),
 rel AS (
@@ -112,7 +121,7 @@ SELECT d.lesson_id, d.beliefs, d.agents, coalesce(r.sources, 0), coalesce(r.root
 FROM direct d
 LEFT JOIN roots r ON r.lesson_id = d.lesson_id
 LEFT JOIN against a ON a.lesson_id = d.lesson_id
-"""
+""".replace("{children}", belief_children_sql("r.belief_id"))
 
 
 def provenance_summaries(
