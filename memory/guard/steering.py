@@ -1,0 +1,337 @@
+"""The screen's patterns for text that steers whoever reads it: the judge
+or a future agent addressed, a prompt's structure faked, people kept from
+knowing, instructions that copy themselves, the model's own instructions or
+tools asked for (see :mod:`memory.guard.rules`)."""
+
+# ruff: noqa: E501 (the rules are regular expressions; split, they are harder to read)
+from __future__ import annotations
+
+import re
+
+from memory.guard.regex import rx
+
+# --- whatever classifies or reads the lesson: "ignore the above" -----------
+# Every rule needs an anchor that ordinary ops text does not have: the
+# judge, the verdict, the lesson or memory itself, the reader as an AI, the
+# model's own instructions. "Ignore the locale warnings" has none.
+
+_PRIOR = r"(?:all |any |the |your |my |these |those )?(?:previous|prior|above|preceding|earlier|former|system|original)"
+_GUIDANCE = (
+    r"(?:instructions?|prompts?|rules|directions|guidelines|guidance|rubric|context|directives)"
+)
+_SCORER = r"(?:classifier|judge|grader|evaluator|scorer|screener|moderator)"
+_VERDICT = r"(?:duplicate|novel|contradicts|contradiction|unique|not[- ]a[- ]duplicate|identical)"
+OVERRIDE = [
+    # the reader's own rules set aside: "disregard your operator's safety guidelines"
+    rx(
+        rf"\b(?:ignore|disregard|forget|override|bypass|set aside|abandon|suspend)\b (?:all |any )?(?:of )?(?:your|the (?:operator|system|developer|user)'s|your (?:operator|system|developer)'s) (?:\w+ ){{0,2}}{_GUIDANCE}\b"
+    ),
+    rx(
+        rf"\b(?:ignore|disregard|forget|override|bypass|set aside|abandon|suspend)\b (?:the |all |any )?(?:safety|security|content|moderation) {_GUIDANCE}\b"
+    ),
+    rx(rf"\b(?:ignore|disregard|forget|override|bypass)\b {_PRIOR} {_GUIDANCE}\b"),
+    rx(
+        r"\b(?:ignore|disregard|forget)\b (?:everything|all|anything) (?:above|previous|prior|you (?:were|have been) told)"
+    ),
+    rx(
+        r"\b(?:ignore|disregard)\b (?:the |any |all )?(?:candidates?|other lessons?|existing lessons?|stored lessons?)\b"
+    ),
+    rx(
+        rf"\b(?:answer|respond|reply|output|return|classify|label|judge|rate)\b[^.]{{0,40}}\b(?:as|with)\b ?[\"'`]?(?:a )?{_VERDICT}\b"
+    ),
+    rx(
+        rf"\bmark (?:this|me)\b(?: lesson| memory| entry| note)?[^.]{{0,20}}\b(?:{_VERDICT}|trustworthy)\b"
+    ),
+    rx(
+        r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|\bpretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
+    ),
+    rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
+    rx(
+        rf"\b(?:the )?{_SCORER}s?\b[^.]{{0,30}}\b(?:must|should|shall)\b[^.]{{0,30}}\b(?:answer|output|return|say|classify|merge|supersede|treat|mark|label|approve)\b"
+    ),
+    rx(
+        r"\b(?:supersede|overwrite|replace|delete|retire)\b (?:all|every|the other|any other|existing) (?:lessons?|memories|memory entries)\b"
+    ),
+    # whatever scores the lesson, addressed
+    rx(
+        rf"\b(?:note|notice|message|memo|instructions?|reminder)s? (?:to|for) (?:the |any |every )?{_SCORER}"
+    ),
+    rx(rf"\b{_SCORER} ?(?:notice|note|instructions?|override|directive)\s*:"),
+    rx(rf"\bif you(?: are|'re) (?:the |an? )?(?:\w+ )?{_SCORER}"),
+    rx(
+        r"\bif you(?: are|'re) (?:the |an? )?(?:model|ai|llm|assistant) (?:scoring|judging|classifying|reading|evaluating|grading|reviewing)"
+    ),
+    rx(
+        rf"\b(?:any|every|each|all|the) {_SCORER}s? (?:that |who |which )?(?:sees?|reads?|reviews?|scores?|process(?:es)?|evaluates?|grades?|checks?|reviewing|scoring|reading|grading|evaluating)\b"
+    ),
+    # a verdict dictated
+    rx(
+        rf"\b(?:verdict|classification)s? (?:is|=|should be|must be|will be)\s*[\"'`]?(?:{_VERDICT}|benign|safe|trusted|trustworthy|clean|approved)\b"
+    ),
+    rx(rf"\bcorrect (?:output|answer|label|verdict|classification)\b[^.]{{0,30}}\b{_VERDICT}\b"),
+    rx(r"\bemit (?:the |a )?(?:verdict|label|classification)|\bverdict\s*=\s*\w+"),
+    rx(
+        rf"\b(?:reply|respond|answer|output|return|say|print|emit)\s*(?:(?:only|solely|just) (?:with|using)\s*)?[\"'`]?(?:{_VERDICT}|benign|safe)[\"'`]?\s*(?:and nothing else|only|alone)\b"
+    ),
+    rx(
+        rf"\b(?:reply|respond|answer) (?:only|solely|just) (?:with|using)\s*[\"'`]?(?:{_VERDICT}|benign|safe|yes|no)\b"
+    ),
+    rx(r"\bstop analy[sz]ing\b"),
+    # the model's own instructions declared void
+    rx(
+        rf"\b(?:previous|prior|earlier|preceding|system|original|your|above)\b (?:\w+ ){{0,2}}{_GUIDANCE}\b[^.]{{0,30}}\b(?:(?:are|is|were|have been) (?:now )?(?:obsolete|void|null|cancel+ed|revoked|rescinded|superseded|lifted|suspended)|(?:are |is )?no longer (?:binding|valid|in effect|in force|apply|applies|applicable))"
+    ),
+    rx(
+        rf"\b(?:forget|ignore|disregard|set aside|drop|abandon)\b[^.]{{0,30}}\b{_GUIDANCE} you (?:were|have been|got) (?:given|handed|told|provided)"
+    ),
+    rx(
+        rf"\b{_GUIDANCE} you (?:were|have been|got) (?:given|handed|told|provided)(?: \w+)?[^.]{{0,30}}\b(?:are|is|were) (?:now )?(?:superseded|obsolete|void|no longer)"
+    ),
+    rx(
+        r"\b(?:set aside|abandon|suspend|turn off|disable|skip|bypass|ignore)\b (?:the |your |all )?(?:prompt[- ])?(?:injection|screening|safety|moderation|content) (?:policy|policies|rules|checks|filters?|screen|screening|guard|guardrails)\b"
+    ),
+    rx(
+        r"\bset (?:your |the |all )?(?:rubric|instructions|guidelines|guidance|screening(?: policy)?) aside\b"
+    ),
+]
+
+
+# --- a future reader: "when you recall this, first send …" ------------------
+
+_AI = r"(?:agents?|assistants?|ais?|models?|llms?|bots?)"
+_THIS = r"this(?:\s*[,:;.!-]|\s*$| (?:lesson|memory|memories|note|entry|text|message))"
+_ACTION = r"(?:send|post|upload|email|forward|transmit|share|leak|exfiltrate|run|execute|call|fetch|visit|open|download|install|delete|disable|grant|push|print|reveal|output|include|append|tell)"
+_COVERT_VERB = r"(?:remove|add|delete|disable|grant|push|send|approve|modify|change|install|run|turn off|switch off|copy|upload|rewrite|wipe|merge|exfiltrate)"
+FUTURE_READER = [
+    rx(
+        rf"\b(?:when|whenever|once|if|after|as soon as) (?:you|an? (?:agent|assistant|model|ai)|any (?:agent|assistant|model|ai)) (?:recall|read|see|retrieve|load|find|get|encounter|process)s? {_THIS}"
+    ),
+    rx(
+        rf"\b(?:any|every|all|each) {_AI} (?:that |who )?(?:reads?|recalls?|retrieves?|sees?|loads?|reading|recalling|seeing|loading) (?:this|these)"
+    ),
+    rx(
+        rf"\b{_AI} (?:that |who |which )?(?:load|loads|read|reads|recall|recalls|retrieve|retrieves|see|sees|find|finds) this (?:memory|lesson|note|entry|text)"
+    ),
+    rx(
+        rf"\bbefore (?:answering|responding|replying|you (?:answer|respond|reply))\b[^.]{{0,40}}\b{_ACTION}\b"
+    ),
+    rx(
+        r"\b(?:do not|don't|never) (?:tell|inform|mention (?:(?:this|it|that)(?: \w+)? )?to|let) (?:the )?(?:user|human)s?\b"
+    ),
+    rx(r"\bwithout (?:telling|informing|asking) (?:the )?(?:user|human)s?\b"),
+    rx(
+        rf"\b(?:this is|here is|these are) (?:an? )?(?:new |updated |important )?(?:instructions?|orders?|commands?) (?:for|to) (?:all )?{_AI}\b"
+    ),
+    rx(
+        rf"\b(?:attention|note to|message (?:to|for)|important for|instructions? for)\b:? (?:all )?{_AI}\b[^.]{{0,60}}\b(?:must|should|need to|have to|always|immediately)\b"
+    ),
+    # the user kept in the dark
+    rx(
+        r"\b(?:keep|leave) (?:this|that|it)(?: change| step| action| rule)? (?:out of|from) (?:any |your |the |all )?(?:reply|replies|response|responses|answer|answers|summary|summaries|report|changelog|chat)"
+    ),
+    rx(
+        r"\b(?:never|don't|do not|without) (?:surface|surfacing|mention|mentioning|reveal|revealing|disclose|disclosing|show|showing) (?:this|it|that)(?: step| change| action)? (?:to|with) (?:the )?(?:user|human|operator|anyone)"
+    ),
+    rx(
+        r"\b(?:user|human|operator|curator|owner)s? (?:should|must|is|are) (?:not|never) (?:to )?(?:learn|know|find out|be told|be informed)\b"
+    ),
+    rx(r"\bno need to (?:bother|tell|inform|ask) (?:the )?(?:user|human)s?\b"),
+    rx(
+        rf"(?:^|[.;:!?,-] ?|\b(?:you|then|please) )(?:quietly|silently|secretly|covertly|discreetly) {_COVERT_VERB}\b"
+    ),
+    # the reader addressed
+    rx(rf"\b(?:future|next|later|subsequent) {_AI}\s*[:,-]"),
+    rx(
+        rf"\b(?:future|next|later|subsequent) {_AI}\b[^.]{{0,20}}\b(?:must|should|need to|have to|always|are to)\b"
+    ),
+    rx(
+        r"\b(?:to )?whoever (?:picks|reads|finds|loads|recalls|sees|retrieves|gets|evaluates|scores|grades|reviews|checks|processes) this\b"
+    ),
+    rx(
+        r"\b(?:on|upon|after) (?:reading|recalling|loading|seeing|retrieving|finding) this(?:\s*[,:;]| (?:lesson|memory|note|entry))"
+    ),
+]
+
+# Hailing the reader ("Agents reading this:", "Note for AI assistants:") is
+# no attack by itself: a memory for agents is written to agents. What
+# follows the hail is what the other rules judge.
+
+
+# --- fake prompt structure: role markers, fences, chat markup ---------------
+
+_ROLE_MARKUP = [
+    rx(
+        r"<\|\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id)\s*\|?>"
+    ),
+    rx(
+        r"</?\s*(?:system|instructions?|assistant|user|developer|untrusted[-_ ]?(?:data|content|lesson)s?|lessons?|candidates?|tool_(?:call|result)|function_call|data)\b[^<>]{0,80}>"
+    ),
+    rx(
+        r"(?:^|[.!?\]\n>)] ?|\s{2,})(?:system|assistant|developer|human)\s*:\s*(?:you\b|ignore|new (?:instructions|rules|directive)|from now|the (?:judge|assistant|memory|lesson|data|candidates?)|answer|respond|classify|disregard|understood|print your|reveal|skip|follow)"
+    ),
+    rx(r"\[/?\s*(?:INST|SYS|SYSTEM)\s*\]|<<\s*/?SYS\s*>>"),
+    rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>"),
+    rx(
+        r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|response)\b(?:\s*(?:prompt|message|override)){0,2}\s*(?:#|:|$)"
+    ),
+    rx(
+        r"\b(?:end|close) of (?:the )?(?:untrusted|data|lesson|candidate|memory) (?:block|section|fence|data|content|input)\b"
+    ),
+    rx(
+        r"\b(?:begin|start) (?:of )?(?:the )?(?:system|developer|admin|trusted) (?:prompt|message|instructions?|block|section)\b"
+    ),
+]
+
+# Markup *named* in prose ("tiktoken counts <|endoftext|> as one token",
+# "the [INST] ... [/INST] wrapper", "the <system> tag") is not markup used.
+_NAMED = re.compile(
+    r"\s*(?:(?:\.\.\.|…)\s*)?(?:(?:system|user|assistant|developer|model|human)?\s*(?:\[/?\w+\]|</?\|?\w+\|?>)\s*)?(?:as (?:one|a|an|single) )?"
+    r"(?:tokens?|tags?|wrappers?|templates?|markers?|delimiters?|elements?|strings?|sequences?|nodes?|blocks?|sections?|headers?|special tokens?)\b",
+    re.IGNORECASE,
+)
+
+
+_NAMING_BEFORE = re.compile(
+    r"(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*(?:\.\.\.|…)\s*$)|(?:\b(?:with|in|by|using|counts?|the|a|an|as|strip|adds?|inserts?|emits?|appends?|between|includes?|contains?|wrap\w*|separates?|plus|and|or)\s*)$",
+    re.IGNORECASE,
+)
+_ROLE_AFTER = re.compile(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
+_DIALOGUE = re.compile(
+    r"(?:^|[.!?>)\]] ?)(system|assistant|user|human|developer)\s*:", re.IGNORECASE
+)
+
+
+def markup_used(text: str) -> bool:
+    for pattern in _ROLE_MARKUP:
+        for match in pattern.finditer(text):
+            named = _NAMED.match(text, match.end()) or (
+                _NAMING_BEFORE.search(text, 0, match.start())
+                and not _ROLE_AFTER.match(text, match.end())
+            )
+            if not named:
+                return True
+    # A fake dialogue: the model's side and the user's side in one lesson.
+    speakers = {m.lower() for m in _DIALOGUE.findall(text)}
+    return bool(speakers & {"system", "assistant", "developer"} and speakers & {"user", "human"})
+
+
+# --- concealment: the people kept from knowing ------------------------------
+
+CONCEAL = [
+    rx(
+        r"\b(?:omit|exclude)\b[^.;]{0,60}\b(?:from|in) (?:the |your |any )?(?:summary|report|reply|response|audit\w*|findings?)\b"
+    ),
+    rx(r"\bmark (?:the |this |that )?(?:rule|filter|forward\w*|change|it) (?:as )?hidden\b"),
+    rx(
+        r"\bleave (?:the |its |their )?(?:audit|log|change|history)\b[\w ]{0,20}\b(?:blank|empty)\b"
+    ),
+    rx(
+        r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
+    ),
+    rx(
+        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
+    ),
+    rx(
+        r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each )?(?:task|change|action|step|it|this|work)?\s*as (?:routine|completed|done|normal|successful|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
+    ),
+    rx(r"\bjust do it\b[^.]{0,40}\b(?:report|say|tell)\b"),
+    rx(
+        r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
+    ),
+    rx(
+        r"\b(?:delete|clear|wipe|purge|scrub|truncate)\b[^.;]{0,30}\b(?:audit (?:log|trail)s?|shell history|bash_history|logs? of (?:this|it|that)|traces?)\b[^.;]{0,30}\b(?:afterwards|after(?:wards)?|when done|after each|to avoid|so (?:no one|nobody))"
+    ),
+]
+
+
+# --- instructions that copy themselves into memory, replies or commits ----
+
+PROPAGATE = rx(
+    r"\b(?:append|add|include|copy|paste|insert|repeat)\w*\b (?:this|the following|these|the above|that) (?:entire |whole |full |exact )?(?:sentence|text|line|note|paragraph|instruction|guidance|message|rule|block)s?\b[^.]{0,60}\b(?:to|in|into|at the end of) (?:it|every|each|any|all|new|future|your|the)\b"
+)
+
+
+# --- whatever classifies or screens the lesson, addressed or pre-empted -----
+
+JUDGE_ADDRESSED = [
+    rx(
+        r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating) (?:model|judge|classifier|llm|ai|agent|step)\b"
+    ),
+    rx(
+        r"\b(?:dedupe?|similarity|screening|classification|comparison|moderation)(?:/\w+)? (?:reviewer|checker|grader|scorer)\b"
+    ),
+    rx(
+        r"\b(?:rate|classify|mark|label|score|tag) (?:them|it|this|these|those|such lessons)\b[^.]{0,20}\b(?:as )?(?:novel|duplicates?|non-contradictory|safe|benign|trusted)\b"
+    ),
+    rx(
+        r"\b(?:any|all|every) (?:newer|future|later|new|subsequent) (?:lessons?|memories|entries|notes)\b[^.]{0,80}\b(?:is|are|should|must) (?:be )?(?:a )?(?:stale|duplicates?|rejected|treated|ignored|discarded|contradict\w*|wrong|invalid)"
+    ),
+    rx(
+        r"\b(?:takes?|have|has|get) (?:precedence|priority) over (?:your|the|any|all) (?:system prompt|instructions|rules|guidelines|other (?:stored )?lessons?|policies)"
+    ),
+    rx(
+        r"\bfollow (?:its|their|the linked|the fetched|the remote) (?:instructions|steps|directions|commands)\b[^.]{0,40}\bexactly\b"
+        r"|\boverrid\w* (?:what )?(?:the user|your (?:instructions|system prompt)|other (?:stored )?lessons)"
+    ),
+    rx(
+        r"\bfollow (?:the )?(?:instructions|steps|directions|commands)\b[^.]{0,30}\b(?:in|at|from) (?:it|that|there|the (?:file|page|url|gist|link|document|response))\b[^.]{0,20}\bexactly\b"
+    ),
+    rx(
+        r"\b(?:any |the |every )?(?:model|ai|llm|classifier|system|tool|filter)s? (?:screening|scoring|judging|classifying|comparing|reviewing|checking|evaluating|grading|moderating)\b"
+    ),
+    rx(
+        r"\b(?:comparison|similarity|dedup\w*|screening|classification|moderation|safety) (?:model|step|engine|check|classifier)\b[^.]{0,80}\b(?:must|should|shall|will|is to|are to)\b"
+    ),
+    rx(
+        r"\bby the (?:comparison|similarity|dedup\w*|screening|classification|moderation) (?:model|step|engine|classifier)\b"
+    ),
+    rx(
+        r"\bthis (?:lesson|memory|note|entry|record) (?:overrides|supersedes|replaces|takes precedence over|invalidates)\b"
+    ),
+    rx(
+        r"\b(?:all|every|any) (?:earlier|older|previous|prior|existing|other) (?:lessons?|memories|entries|notes)\b[^.]{0,80}\b(?:must|should|are to) be (?:marked|deleted|removed|treated|discarded|superseded|ignored|retired)"
+    ),
+    # a verdict or a tool call written out for the machine to take as its own
+    rx(
+        r"[{,]\s*\"(?:relation|verdict|decision|classification|label|action|replace_existing|supersedes?)\"\s*:\s*\"(?:supersed\w*|delete\w*|duplicate|novel|contradicts|keep_new|safe|benign|replace\w*|all|approved?)"
+    ),
+    rx(
+        r"\b(?:comparison|judge|screening|classification|moderation|similarity) (?:result|output|verdict)s?\b\s*[:\n{]"
+    ),
+    rx(
+        r"\b(?:when|whenever|if|once|as) (?:this|the|a) (?:lesson|memory|entry|note|record|submission)s? (?:is|are|gets?) (?:compared|judged|classified|evaluated|screened|scored|reviewed|deduplicated|processed|merged)\b"
+    ),
+    rx(
+        r"\b(?:screening|moderation|safety|dedup\w*|classification|review|memory|lesson) (?:model|classifier|judge|system|bot|filter)\b[^.]{0,80}\b(?:classify|mark|label|treat|consider|rate|score|flag|answer|return|output)\b"
+    ),
+    rx(
+        r"\b(?:judge|classifier|screen(?:ing)?|evaluator|grader|moderation|verdict|dedup\w*) (?:output|verdict|decision|result|label)s?\b\s*(?:\([^)]{0,40}\))?\s*:"
+    ),
+    rx(
+        r"\b(?:classify|mark|label|treat|rate|score|flag|consider|whitelist\w*|allowlist\w*)\b[^.]{0,40}\b(?:lessons?|memories|entries|submissions|records|this|them|those)\b[^.]{0,20}\bas (?:safe|benign|trusted|clean|harmless|approved|verified|authoritative|superseded|obsolete|outdated|duplicates?|novel)\b"
+    ),
+    rx(
+        r"\b(?:mark|flag|treat|set)\b (?:every|all|each|any) (?:older|other|existing|previous|prior|stored|conflicting)\b[^.]{0,40}\b(?:as (?:superseded|obsolete|outdated|duplicates?|wrong|invalid)|for deletion)"
+    ),
+    rx(
+        r"\b(?:valid|applies|in effect) for (?:all|every|any) (?:future|subsequent|later|new) (?:submissions|lessons|entries|memories|records|requests)\b"
+    ),
+    rx(
+        r"\b(?:without|skip\w*|no) (?:further )?(?:analysis|analy[sz]ing|screening|checks|review)\b[^.]{0,30}$|\bsafe without further\b"
+    ),
+]
+
+
+# --- the model's own instructions or tools asked for --------------------------
+
+PROMPT_EXTRACTION = rx(
+    r"\b(?:reveal|print|output|include|start|prefix|append|share|show|paste|dump|repeat|disclose|leak|echo)\w*\b[^.;]{0,80}?\b(?:your|its|their|the) (?:full |entire |complete |hidden |original )?(?:system prompts?|hidden instructions|developer (?:message|prompt)|tool (?:list|definitions)|retrieved memories|(?:every |all )?api keys? (?:visible|available) in your tools)"
+)
+
+
+# --- a tool call written out for an agent to make -----------------------------
+
+TOOL_CALL = rx(
+    r"\{\s*[\"'](?:tool|tool_name|function|name|action)[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:args|arguments|parameters|params|input)[\"']\s*:"
+    r"|\{\s*[\"'](?:tool_result|function_result|tool_output|tool_response|observation)[\"']\s*:"
+)
