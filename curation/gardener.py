@@ -51,11 +51,12 @@ from django.utils import timezone
 
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
-from curation.merging import journal_age, merge_into, recall_counts
+from curation.merging import journal_age, merge_into
 from curation.models import GardenerRun, JournalLine
 from curation.rejudge import rejudge
 from memory.models import Dispute, DisputeStatus, EventKind, Eviction, Lesson, LessonStatus
 from memory.policies import EffectivePolicy, kind_policies
+from memory.selectors import recall_counts
 
 log = logging.getLogger(__name__)
 

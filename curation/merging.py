@@ -6,7 +6,6 @@ line records it."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from datetime import datetime
 
 from django.db.models import F, Value
@@ -15,17 +14,8 @@ from django.db.models.functions import Coalesce, Greatest
 from curation.models import JournalLine
 from memory.models import EventKind, Eviction, Lesson, LessonStatus
 from memory.policies import EffectivePolicy
+from memory.selectors import recall_counts
 from memory.services.events import event_record
-
-
-def recall_counts(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
-    from memory.models import LessonRecallStats
-
-    return dict(
-        LessonRecallStats.objects.filter(lesson_id__in=list(lesson_ids)).values_list(
-            "lesson_id", "recall_count"
-        )
-    )
 
 
 def journal_age(now: datetime, created_at: datetime) -> int:

@@ -11,8 +11,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, Min, Q, Sum
-from django.db.models.functions import TruncDay
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,7 +18,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
-from accounts.models import Agent
 from accounts.staff import SESSION_TENANT, acting_principal, dashboard_tenants
 from config.errors import ApplicationError, NotFound
 from curation.disputes import dispute_resolve, disputes_list
@@ -28,19 +25,21 @@ from curation.selectors import journal_summary
 from dashboard.access import LOGIN_URL, curator_view
 from dashboard.charts import bar_chart, line_chart
 from dashboard.lineage import lineage_svg
-from gauntlet.models import GauntletResult
+from dashboard.selectors import (
+    author_names,
+    feed_summary,
+    first_activated,
+    gauntlet_latest_curve,
+    learn_requests_per_day,
+    lesson_events,
+    lessons_found,
+)
 from memory.models import (
-    Dispute,
-    Event,
-    EventKind,
     Kind,
-    LearnRequest,
-    Lesson,
-    LessonRecallStats,
     LessonStatus,
     Resolution,
 )
-from memory.selectors import lesson_get, lesson_history, lesson_recall
+from memory.selectors import lesson_get, lesson_history, recall_counts
 from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
 from provenance.presenters import lesson_lineage
@@ -60,21 +59,7 @@ def _tenant(request: HttpRequest) -> uuid.UUID:
 
 
 def _feed_context(request: HttpRequest) -> dict[str, Any]:
-    events = list(
-        Event.objects.select_related("lesson", "agent").order_by("-created_at", "-id")[:FEED_SIZE]
-    )
-    counts = LearnRequest.objects.aggregate(
-        retries=Sum("serialization_failures"), revalidations=Sum("revalidations")
-    )
-    return {
-        "events": events,
-        "conflicts": Event.objects.filter(
-            kind__in=[EventKind.SUPERSEDED, EventKind.DISPUTED]
-        ).count(),
-        "serialization_retries": counts["retries"] or 0,
-        "revalidations": counts["revalidations"] or 0,
-        "open_disputes": Dispute.objects.filter(status="open").count(),
-    }
+    return feed_summary(limit=FEED_SIZE)
 
 
 @curator_view
@@ -106,40 +91,16 @@ def _browse(request: HttpRequest) -> dict[str, Any]:
         as_of, error = None, exc.message
     else:
         error = ""
-    lessons = Lesson.objects.select_related("author").exclude(status=LessonStatus.ERASED)
-    if as_of is not None:  # what the tribe believed then: the validity intervals
-        lessons = lessons.filter(activated_at__lte=as_of).filter(
-            Q(deactivated_at__isnull=True) | Q(deactivated_at__gt=as_of)
-        )
-    elif status:
-        lessons = lessons.filter(status=status)
-    if kind:
-        lessons = lessons.filter(kind=kind)
-    if corroboration:
-        lessons = lessons.filter(corroboration=corroboration)
-    if author:
-        lessons = lessons.filter(author__name=author)
-    scores: dict[uuid.UUID, float] = {}
-    if query:
-        # Semantic + full-text (the API's hybrid recall) over what recall
-        # sees; the filters then narrow it. Other statuses: a text match.
-        if status in ("", LessonStatus.ACTIVE) or as_of is not None:
-            hits = lesson_recall(
-                tenant_id=_tenant(request), query=query, k=50, kinds=[kind] if kind else None,
-                as_of=as_of,
-            )  # fmt: skip
-            scores = {hit.lesson.id: hit.score for hit in hits}
-            lessons = lessons.filter(id__in=list(scores))
-        else:
-            lessons = lessons.filter(Q(content__icontains=query) | Q(situation__icontains=query))
-    rows = list(lessons.order_by("-activated_at", "-created_at")[:1000])
-    if scores:
-        rows.sort(key=lambda lesson: -scores.get(lesson.id, 0.0))
-    page = Paginator(rows, PAGE_SIZE).get_page(params.get("page"))
+    found = lessons_found(
+        tenant_id=_tenant(request), query=query, kind=kind, status=status,
+        corroboration=corroboration, author=author, as_of=as_of, limit=1000,
+    )  # fmt: skip
+    scores = found.scores
+    page = Paginator(found.lessons, PAGE_SIZE).get_page(params.get("page"))
     ids = [lesson.id for lesson in page]
     summaries = provenance_summaries(ids)
-    recalls = LessonRecallStats.objects.in_bulk(ids)
-    first = Lesson.objects.aggregate(first=Min("activated_at"))["first"]
+    recalls = recall_counts(ids)
+    first = first_activated()
     now = timezone.now()
     return {
         "page": page,
@@ -147,7 +108,7 @@ def _browse(request: HttpRequest) -> dict[str, Any]:
             {
                 "lesson": lesson,
                 "summary": summaries.get(lesson.id, ProvenanceSummary()),
-                "recalls": recalls[lesson.id].recall_count if lesson.id in recalls else 0,
+                "recalls": recalls.get(lesson.id, 0),
                 "score": scores.get(lesson.id),
                 "status_then": "active" if as_of is not None else lesson.status,
             }
@@ -156,7 +117,7 @@ def _browse(request: HttpRequest) -> dict[str, Any]:
         "q": query, "kind": kind, "status": status, "corroboration": corroboration,
         "author": author, "as_of": as_of, "error": error,
         "kinds": Kind.values, "statuses": LessonStatus.values, "corroborations": CORROBORATION,
-        "authors": list(Agent.objects.order_by("name").values_list("name", flat=True)),
+        "authors": author_names(),
         "slider_min": int((first or now).timestamp()) - 60,
         "slider_max": int(now.timestamp()),
         "slider_value": int((as_of or now).timestamp()),
@@ -185,12 +146,12 @@ def lesson(request: HttpRequest, lesson_id: uuid.UUID) -> HttpResponse:
     except NotFound:  # quarantined: no history to show
         history = [found]
     summary = provenance_summaries([found.id]).get(found.id, ProvenanceSummary())
-    recalls = LessonRecallStats.objects.filter(lesson_id=found.id).first()
+    recalls = recall_counts([found.id]).get(found.id, 0)
     evidence = [n for n in lineage["nodes"] if n["type"] == "observation"]
     return render(request, "dashboard/lesson.html", {
         "lesson": found, "summary": summary, "history": history,
-        "recalls": recalls.recall_count if recalls else 0, "lineage_svg": lineage_svg(lineage),
-        "evidence": evidence, "events": found.events.select_related("agent").order_by("-id")[:20],
+        "recalls": recalls, "lineage_svg": lineage_svg(lineage),
+        "evidence": evidence, "events": lesson_events(found.id, limit=20),
     })  # fmt: skip
 
 
@@ -299,24 +260,9 @@ def health(request: HttpRequest) -> HttpResponse:
         by_rule[line["rule"]] = by_rule.get(line["rule"], 0) + line["count"]
     today = timezone.now().date()
     days = [today - timedelta(days=n) for n in range(DAYS - 1, -1, -1)]
-    counted = {
-        row["day"].date(): row["n"]
-        for row in LearnRequest.objects.filter(created_at__date__gte=days[0])
-        .annotate(day=TruncDay("created_at"))
-        .values("day")
-        .annotate(n=Count("id"))
-    }
+    counted = learn_requests_per_day(since=days[0])
     judge = stats["judge"]
-    latest = GauntletResult.objects.order_by("-created_at").values_list("run", flat=True).first()
-    gauntlet = (
-        list(
-            GauntletResult.objects.filter(run=latest)
-            .order_by("generation")
-            .values_list("generation", "steps")
-        )
-        if latest is not None
-        else []
-    )
+    gauntlet = gauntlet_latest_curve()
     return render(request, "dashboard/health.html", {
         "gauntlet_chart": line_chart([(f"gen {g}", float(steps)) for g, steps in gauntlet],
                                      title="Gauntlet: steps per task, by generation")

@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from accounts.models import Agent
 from config.db.prepared import fetch_prepared
@@ -33,7 +33,7 @@ from config.errors import NotFound
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
-from memory.models import Kind, Lesson, LessonStatus
+from memory.models import Kind, Lesson, LessonRecallStats, LessonStatus
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
@@ -67,7 +67,8 @@ NOT_EXPIRED = "(pinned OR expires_at IS NULL OR expires_at > now())"
 
 def _window(as_of: datetime | None) -> tuple[str, dict[str, Any]]:
     """The lessons a search may return: the active ones, or — as of an
-    instant — those whose validity interval contains it (never the erased)."""
+    instant — those whose validity interval contains it (never the erased;
+    ``valid_at`` is the same rule for the ORM)."""
     if as_of is None:
         return f"status = 'active' AND {NOT_EXPIRED}", {}
     return (
@@ -420,6 +421,23 @@ def lesson_recall(
         for i in top
         if i in lessons
     ]
+
+
+def recall_counts(lesson_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    """How often each lesson was recalled (those never recalled are absent)."""
+    return dict(
+        LessonRecallStats.objects.filter(lesson_id__in=list(lesson_ids)).values_list(
+            "lesson_id", "recall_count"
+        )
+    )
+
+
+def valid_at(as_of: datetime) -> Q:
+    """Lessons whose validity interval contains ``as_of`` — what the tenant
+    believed then (the same rule as ``_window`` writes in SQL for search)."""
+    return Q(activated_at__lte=as_of) & (
+        Q(deactivated_at__isnull=True) | Q(deactivated_at__gt=as_of)
+    )
 
 
 def visible_lessons(*, curator: bool) -> QuerySet[Lesson]:

@@ -1,0 +1,125 @@
+"""What the dashboard's pages read, beyond the API's own selectors: the
+live feed's counters, the lesson browser's search and filters (with time
+travel), a lesson's recent events, and the health page's series.
+Precondition for each: inside the tenant's context."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from django.db.models import Count, Min, Q, Sum
+from django.db.models.functions import TruncDay
+
+from accounts.models import Agent
+from gauntlet.models import GauntletResult
+from memory.models import Dispute, DisputeStatus, Event, EventKind, LearnRequest, Lesson
+from memory.selectors import lesson_recall, valid_at, visible_lessons
+
+
+def feed_summary(*, limit: int) -> dict[str, Any]:
+    """The newest events and the counters beside them."""
+    counts = LearnRequest.objects.aggregate(
+        retries=Sum("serialization_failures"), revalidations=Sum("revalidations")
+    )
+    return {
+        "events": list(
+            Event.objects.select_related("lesson", "agent").order_by("-created_at", "-id")[:limit]
+        ),
+        "conflicts": Event.objects.filter(
+            kind__in=[EventKind.SUPERSEDED, EventKind.DISPUTED]
+        ).count(),
+        "serialization_retries": counts["retries"] or 0,
+        "revalidations": counts["revalidations"] or 0,
+        "open_disputes": Dispute.objects.filter(status=DisputeStatus.OPEN).count(),
+    }
+
+
+@dataclass
+class Found:
+    lessons: list[Lesson]
+    scores: dict[uuid.UUID, float] = field(default_factory=dict)  # by the search, when one ran
+
+
+def lessons_found(
+    *,
+    tenant_id: uuid.UUID,
+    query: str,
+    kind: str,
+    status: str,
+    corroboration: str,
+    author: str,
+    as_of: datetime | None,
+    limit: int,
+) -> Found:
+    """The lesson browser: a curator's view of the tenant's lessons (a
+    quarantined one included), as of an instant (the validity intervals:
+    ``status`` is then ignored) or narrowed by status; with a query, the
+    API's hybrid recall over what recall sees, best first, or a text match
+    for other statuses. Empty strings mean no filter."""
+    lessons = visible_lessons(curator=True)
+    if as_of is not None:
+        lessons = lessons.filter(valid_at(as_of))
+    elif status:
+        lessons = lessons.filter(status=status)
+    if kind:
+        lessons = lessons.filter(kind=kind)
+    if corroboration:
+        lessons = lessons.filter(corroboration=corroboration)
+    if author:
+        lessons = lessons.filter(author__name=author)
+    scores: dict[uuid.UUID, float] = {}
+    if query:
+        if status in ("", "active") or as_of is not None:
+            hits = lesson_recall(
+                tenant_id=tenant_id, query=query, k=50, kinds=[kind] if kind else None,
+                as_of=as_of,
+            )  # fmt: skip
+            scores = {hit.lesson.id: hit.score for hit in hits}
+            lessons = lessons.filter(id__in=list(scores))
+        else:
+            lessons = lessons.filter(Q(content__icontains=query) | Q(situation__icontains=query))
+    rows = list(lessons.order_by("-activated_at", "-created_at")[:limit])
+    if scores:
+        rows.sort(key=lambda lesson: -scores.get(lesson.id, 0.0))
+    return Found(lessons=rows, scores=scores)
+
+
+def first_activated() -> datetime | None:
+    """When the tenant's first lesson became active (the time slider's start)."""
+    return Lesson.objects.aggregate(first=Min("activated_at"))["first"]  # type: ignore[no-any-return]
+
+
+def author_names() -> list[str]:
+    return list(Agent.objects.order_by("name").values_list("name", flat=True))
+
+
+def lesson_events(lesson_id: uuid.UUID, *, limit: int) -> list[Event]:
+    """A lesson's newest events, with their agents."""
+    return list(
+        Event.objects.select_related("agent").filter(lesson_id=lesson_id).order_by("-id")[:limit]
+    )
+
+
+def learn_requests_per_day(*, since: date) -> dict[date, int]:
+    return {
+        row["day"].date(): row["n"]
+        for row in LearnRequest.objects.filter(created_at__date__gte=since)
+        .annotate(day=TruncDay("created_at"))
+        .values("day")
+        .annotate(n=Count("id"))
+    }
+
+
+def gauntlet_latest_curve() -> list[tuple[int, int]]:
+    """The latest Gauntlet run's steps per task, by generation."""
+    latest = GauntletResult.objects.order_by("-created_at").values_list("run", flat=True).first()
+    if latest is None:
+        return []
+    return list(
+        GauntletResult.objects.filter(run=latest)
+        .order_by("generation")
+        .values_list("generation", "steps")
+    )
