@@ -52,7 +52,7 @@ CORPUS = [
 @functools.cache
 def _embedded(texts: tuple[str, ...]) -> list[Any]:
     """The real model's vectors, computed once per session for a corpus
-    (the large tenant's 2,500 lessons are seeded by five tests)."""
+    (the large tenant's lessons are seeded by five tests)."""
     return embed([lesson_text(text, "") for text in texts])
 
 
@@ -126,12 +126,17 @@ def test_recall_never_returns_another_tenants_lesson():
     ]
 
 
+# The large tenant: past the thresholds the tests set (1,000; 5), under
+# half of the one that drops its index (6,000).
+BIG = 1500
+
+
 def _big_and_small() -> tuple[Caller, Caller]:
     big = make_caller("big", "bulk")
     small = make_caller("small", "solo")
     _seed(
         big,
-        [f"Deploy note {i}: service {i % 37} restarts after config push {i}." for i in range(2500)],
+        [f"Deploy note {i}: service {i % 37} restarts after config push {i}." for i in range(BIG)],
     )
     _seed(small, CORPUS[:6])
     with connection.cursor() as cursor:
@@ -199,7 +204,7 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
     settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
     name = hnsw.index_name(big.agent.tenant_id)
     # Past the threshold, before the sync: exact search, never short.
-    assert _plan(big) == (2500, False)
+    assert _plan(big) == (BIG, False)
     assert len(_recall(big, QUERY, k=5)) == 5
 
     out = StringIO()
@@ -211,7 +216,7 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
         definition = cursor.fetchone()[0]
     assert f"tenant_id = '{big.agent.tenant_id}'::uuid" in definition
     assert "status)::text = 'active'" in definition and "USING hnsw" in definition
-    assert _plan(big) == (2500, True)
+    assert _plan(big) == (BIG, True)
     assert _plan(small) == (6, False)
 
     # The large tenant's search walks its own index, and agrees with exact.
@@ -254,7 +259,7 @@ def test_an_index_a_failed_build_left_invalid_is_not_used_and_is_rebuilt(setting
         "UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass", [name]
     )
     assert hnsw.tenant_indexes() == {name: False}
-    assert _plan(big) == (2500, False)  # searched exactly meanwhile
+    assert _plan(big) == (BIG, False)  # searched exactly meanwhile
     assert len(_nearest(big, QUERY, 10)) == 10
     report = hnsw.search_indexes_sync()
     assert report.dropped == [name] and report.built == [name]
@@ -289,7 +294,7 @@ def test_where_hnsw_cannot_run_a_large_tenant_gets_no_index_and_exact_answers(se
     with connection.cursor() as cursor:
         cursor.execute("SELECT to_regclass('lesson_hnsw_by_hand') IS NOT NULL")
         assert cursor.fetchone()[0] is True
-    assert _plan(big) == (2500, False)
+    assert _plan(big) == (BIG, False)
     assert _nearest(big, QUERY, 10) == _nearest(big, QUERY, 10, exact=True)
 
 
