@@ -37,7 +37,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TypeVar
 
 from django.db import DatabaseError, connections, transaction
@@ -189,36 +188,29 @@ def apply_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> 
 
 T = TypeVar("T")
 
-_joined: ContextVar[bool] = ContextVar("apply_joined", default=False)
-
-
-@contextmanager
-def join_apply_transactions() -> Iterator[None]:
-    """Inside the block, :func:`run_apply_transaction` runs its operation
-    in the caller's transaction (scoped to the tenant by a savepoint)
-    instead of a fresh snapshot-isolated one. For the admin, whose views
-    already run in a transaction: its writes still bump the scope versions,
-    so a concurrent learn that read before them re-reads; a READ COMMITTED
-    writer waits on the row locks instead of failing with 40001."""
-    token = _joined.set(True)
-    try:
-        yield
-    finally:
-        _joined.reset(token)
-
-
 def run_apply_transaction(
     tenant_id: uuid.UUID | str,
     operation: Callable[[], T],
     *,
     attempts: int = 12,
     on_retry: Callable[[], None] | None = None,
+    joinable: bool = False,
 ) -> T:
     """Run ``operation`` in an ``apply_transaction``; on 40001/40P01 roll
     back and run it again (it must re-read what it decides on), after a
     jittered exponential backoff so contenders spread out instead of
-    colliding again in lockstep."""
-    if _joined.get():
+    colliding again in lockstep.
+
+    ``joinable``: the service's change is safe inside a caller's
+    transaction (each write is conditional on what it re-reads under row
+    locks: a curator's retire, erase, resolution, invalidation), so when
+    called inside one — the admin's and the dashboard's requests run in
+    one — it runs there, in a savepoint scoped to the tenant: its writes
+    still bump the scope versions, so a concurrent learn that read before
+    them re-reads; it waits on row locks instead of retrying. Entry points
+    need not know which. A learn's apply is not joinable: its version check
+    needs a snapshot of its own."""
+    if joinable and connections["default"].in_atomic_block:
         with tenant_context(tenant_id):
             return operation()
     for attempt in range(1, attempts + 1):

@@ -9,10 +9,10 @@
   tenants switches with ``/admin/tenant/<slug>/``.
 * Anyone else is sent to the login page.
 
-Curator actions run the same services as the API, joined to the admin
-request's transaction (``join_apply_transactions``), as the agent
-``staff:<username>`` of the tenant, and each is audited with who and why
-(``memory.CuratorAction``).
+Curator actions run the same services as the API (which join the admin
+request's transaction: ``run_apply_transaction(joinable=True)``), as the
+agent ``staff:<username>`` of the tenant, and each service audits itself
+with who and why (``memory.CuratorAction``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from django.http import (
 from django.urls import URLPattern, URLResolver, path, reverse
 
 from accounts.staff import SESSION_TENANT, curated_tenant, staff_tenants
-from accounts.tenancy import cross_tenant, join_apply_transactions, tenant_context
+from accounts.tenancy import cross_tenant, tenant_context
 
 
 class TributaryAdminSite(AdminSite):
@@ -82,7 +82,7 @@ class TributaryAdminSite(AdminSite):
                 scope = cross_tenant(reason=reason)
             else:
                 scope = tenant_context(current[0])
-            with scope, join_apply_transactions():
+            with scope:
                 response = inner(request, *args, **kwargs)
                 # Templates query lazily: render while the scope is open.
                 render = getattr(response, "render", None)

@@ -85,4 +85,4 @@ def dispute_resolve(
         )  # fmt: skip
         return dispute
 
-    return run_apply_transaction(principal.tenant_id, operation)
+    return run_apply_transaction(principal.tenant_id, operation, joinable=True)

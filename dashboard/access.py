@@ -1,8 +1,9 @@
 """Who may open a dashboard page, and over which tenant: a logged-in staff
 user over a tenant they curate, or a superuser over any one tenant at a
 time. Every page runs in ``tenant_context`` — row-level security, not a
-filter, keeps the other tenants' rows out — and its actions join that
-transaction (``join_apply_transactions``), as in the admin."""
+filter, keeps the other tenants' rows out — and the services its actions
+call join that transaction (``run_apply_transaction(joinable=True)``), as
+in the admin."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.staff import dashboard_tenant, dashboard_tenants
-from accounts.tenancy import join_apply_transactions, tenant_context
+from accounts.tenancy import tenant_context
 
 LOGIN_URL = "/dashboard/login/"
 
@@ -29,7 +30,7 @@ def curator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
             return render(request, "dashboard/no_tenant.html", status=403)
         request.tenant_id, request.tenant_slug = current  # type: ignore[attr-defined]
         request.tenant_slugs = [slug for _, slug in dashboard_tenants(request)]  # type: ignore[attr-defined]
-        with tenant_context(current[0]), join_apply_transactions():
+        with tenant_context(current[0]):
             response = view(request, *args, **kwargs)
             render_now = getattr(response, "render", None)
             if render_now is not None and not getattr(response, "is_rendered", True):

@@ -161,4 +161,4 @@ def observation_invalidate(
             "decisions_flagged": sorted(str(d) for d in flagged),
         }
 
-    return run_apply_transaction(principal.tenant_id, operation)
+    return run_apply_transaction(principal.tenant_id, operation, joinable=True)

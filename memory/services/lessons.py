@@ -71,7 +71,7 @@ def lesson_reinforce(
         lesson.refresh_from_db()
         return lesson
 
-    return run_apply_transaction(principal.tenant_id, operation)
+    return run_apply_transaction(principal.tenant_id, operation, joinable=True)
 
 
 def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str) -> Lesson:
@@ -95,7 +95,7 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
         lesson.refresh_from_db()
         return lesson
 
-    return run_apply_transaction(principal.tenant_id, operation)
+    return run_apply_transaction(principal.tenant_id, operation, joinable=True)
 
 
 def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str = "") -> None:
@@ -117,7 +117,7 @@ def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
                 reason=reason,
             )  # fmt: skip
 
-    run_apply_transaction(principal.tenant_id, operation)
+    run_apply_transaction(principal.tenant_id, operation, joinable=True)
 
 
 def lessons_mark_recalled(*, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID]) -> None:
