@@ -579,6 +579,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name for the kinds wherever they appear (a lesson's kind, recall's kinds).
+    "ENUM_NAME_OVERRIDES": {"KindEnum": "memory.models.Kind"},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -25,34 +24,16 @@ from config.serializers import (
 )
 from curation.disputes import dispute_resolve, disputes_list
 from curation.policies import corroboration_policy_set, kind_policy_set
+from curation.presenters import (
+    CorroborationPolicySetOut,
+    CurationStateOut,
+    DisputeOut,
+    DisputesOut,
+    KindPolicyOut,
+    disputes_out,
+)
 from curation.selectors import curation_state
-from memory.models import Dispute, DisputeStatus, Eviction, Kind, Resolution
-from memory.presenters import lessons_out
-
-
-def disputes_out(disputes: list[Dispute]) -> list[dict[str, Any]]:
-    """Disputes with both lessons side by side (with their provenance)."""
-    lessons = {}
-    for dispute in disputes:
-        lessons[dispute.lesson_id] = dispute.lesson
-        lessons[dispute.target_id] = dispute.target
-    serialized = dict(zip(lessons, lessons_out(list(lessons.values())), strict=True))
-    return [
-        {
-            "id": str(d.id),
-            "status": d.status,
-            "new_lesson": serialized[d.lesson_id],
-            "existing_lesson": serialized[d.target_id],
-            "opened_by": d.opened_by.name,
-            "rationale": d.rationale,
-            "created_at": d.created_at.isoformat(),
-            "resolution": d.resolution or None,
-            "resolved_by": d.resolved_by.name if d.resolved_by else None,
-            "resolved_at": d.resolved_at.isoformat() if d.resolved_at else None,
-            "note": d.note,
-        }
-        for d in disputes
-    ]
+from memory.models import DisputeStatus, Eviction, Kind, Resolution
 
 
 class DisputesApi(APIView):
@@ -61,7 +42,7 @@ class DisputesApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, enum=["open", "resolved", "all"])],
-        responses=dict,
+        responses=DisputesOut,
         operation_id="disputes_list",
     )
     def get(self, request: Request) -> Response:
@@ -81,7 +62,7 @@ class DisputeResolveApi(OwnTransactionApi):
         )
         note = StrictCharField(max_length=1000, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="dispute_resolve")
+    @extend_schema(request=InputSerializer, responses=DisputeOut, operation_id="dispute_resolve")
     def post(self, request: Request, dispute_id: uuid.UUID) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -102,7 +83,7 @@ class CurationStateApi(APIView):
 
     permission_classes = [IsReader]
 
-    @extend_schema(responses=dict, operation_id="curation_state")
+    @extend_schema(responses=CurationStateOut, operation_id="curation_state")
     def get(self, request: Request) -> Response:
         return Response(curation_state(request_principal(request).tenant_id))
 
@@ -126,7 +107,7 @@ class KindPolicyApi(APIView):
     @extend_schema(
         request=InputSerializer,
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=sorted(Kind.values))],
-        responses=dict,
+        responses=KindPolicyOut,
         operation_id="kind_policy_set",
     )
     def put(self, request: Request, kind: str) -> Response:
@@ -151,7 +132,11 @@ class CorroborationPolicyApi(APIView):
         strict = StrictBooleanField(required=False)
         reason = StrictCharField(max_length=1000, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="corroboration_policy_set")
+    @extend_schema(
+        request=InputSerializer,
+        responses=CorroborationPolicySetOut,
+        operation_id="corroboration_policy_set",
+    )
     def put(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

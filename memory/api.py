@@ -24,7 +24,11 @@ from config.serializers import StrictCharField, StrictSerializer
 from memory.inputs import EvidenceIn, LearnInput, RecallInput, learn_arguments, parse_wait
 from memory.models import Kind, LearnRequest, LessonStatus
 from memory.presenters import (
+    LearnRequestOut,
+    LearnRequestPendingOut,
     LessonOut,
+    RecallOut,
+    StatsOut,
     learn_request_out,
     lesson_out_now,
     lessons_out,
@@ -48,7 +52,7 @@ class LearnApi(APIView):
     @extend_schema(
         request=InputSerializer,
         parameters=[OpenApiParameter("wait", float, description="seconds to wait (0–30)")],
-        responses={200: dict, 202: dict},
+        responses={200: LearnRequestOut, 202: LearnRequestPendingOut},
         operation_id="learn",
     )
     def post(self, request: Request) -> Response:
@@ -94,7 +98,7 @@ learn_view.initkwargs = {}  # type: ignore[attr-defined]
 class LearnRequestApi(APIView):
     permission_classes = [IsReader]
 
-    @extend_schema(responses=dict, operation_id="learn_request_get")
+    @extend_schema(responses=LearnRequestOut, operation_id="learn_request_get")
     def get(self, request: Request, request_id: uuid.UUID) -> Response:
         learn_request = LearnRequest.objects.filter(id=request_id).first()
         if learn_request is None:
@@ -107,7 +111,7 @@ class RecallApi(APIView):
 
     InputSerializer = RecallInput
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="recall")
+    @extend_schema(request=InputSerializer, responses=RecallOut, operation_id="recall")
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -223,6 +227,6 @@ class StatsApi(APIView):
 
     permission_classes = [IsReader]
 
-    @extend_schema(responses=dict, operation_id="stats")
+    @extend_schema(responses=StatsOut, operation_id="stats")
     def get(self, request: Request) -> Response:
         return Response(memory_stats(request_principal(request).tenant_id))

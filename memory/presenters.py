@@ -80,6 +80,102 @@ class LessonOut(serializers.Serializer):
         return serializers.DateTimeField().to_representation(stats.last_recalled_at)
 
 
+class LearnRequestPendingOut(serializers.Serializer):
+    """A learn request a worker has not applied yet (``learn``'s 202)."""
+
+    id = serializers.UUIDField()
+    status = serializers.CharField(help_text="pending")
+
+
+class LearnRequestOut(LearnRequestPendingOut):
+    """A learn request (``learn_request_out``): while ``pending`` only its
+    ``id`` and ``status``; once applied (or failed) the rest, ``error`` on a
+    failed one only."""
+
+    status = serializers.CharField(help_text="pending | applied | failed")
+    outcome = serializers.CharField(
+        required=False, help_text="inserted | reinforced | superseded | disputed | quarantined"
+    )
+    lesson = LessonOut(required=False, allow_null=True)
+    target_lesson_id = serializers.UUIDField(required=False, allow_null=True)
+    judge = serializers.CharField(required=False)
+    rationale = serializers.CharField(required=False)
+    attempts = serializers.IntegerField(required=False)
+    applied_at = serializers.DateTimeField(required=False, allow_null=True)
+    error = serializers.CharField(required=False, help_text="a failed request's only")
+
+
+class RecallTrustOut(serializers.Serializer):
+    untrusted = serializers.BooleanField(help_text="always true")
+    author = serializers.CharField()
+    independent_sources = serializers.IntegerField()
+    agreeing_agents = serializers.IntegerField()
+    supporting_beliefs = serializers.IntegerField()
+    corroboration = serializers.CharField()
+
+
+class RecallHitOut(serializers.Serializer):
+    lesson = LessonOut()
+    score = serializers.FloatField()
+    similarity = serializers.FloatField(allow_null=True)
+    trust = RecallTrustOut()
+
+
+class RecallOut(serializers.Serializer):
+    """A recall answer (``recall_answer``), best first."""
+
+    untrusted_data = serializers.CharField()
+    results = RecallHitOut(many=True)
+
+
+class StatsLearnOut(serializers.Serializer):
+    # Keyed by outcome (only those that occurred): a map, not fixed fields.
+    outcomes = serializers.DictField(child=serializers.IntegerField())
+    pending = serializers.IntegerField()
+    judge_fallbacks = serializers.IntegerField()
+    latency_p50_ms = serializers.FloatField(allow_null=True)
+    latency_p95_ms = serializers.FloatField(allow_null=True)
+
+
+class StatsJudgeModelOut(serializers.Serializer):
+    provider = serializers.CharField()
+    model = serializers.CharField()
+    calls = serializers.IntegerField()
+    ok = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    escalations = serializers.IntegerField()
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost = serializers.FloatField(allow_null=True)
+    latency_p50_ms = serializers.FloatField()
+    latency_p95_ms = serializers.FloatField()
+
+
+class StatsJudgeOut(serializers.Serializer):
+    models = StatsJudgeModelOut(many=True)
+    spend = serializers.FloatField()
+    judged_requests = serializers.IntegerField()
+    escalated_requests = serializers.IntegerField()
+    escalation_rate = serializers.FloatField()
+
+
+class StorageOut(serializers.Serializer):
+    used_bytes = serializers.IntegerField()
+    quota_bytes = serializers.IntegerField(allow_null=True, help_text="null: unlimited")
+
+
+class StatsOut(serializers.Serializer):
+    """A tenant's numbers (``memory.stats.memory_stats``)."""
+
+    # Status → kind → count, only the pairs that occur: a map, not fixed fields.
+    lessons = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()))
+    learn = StatsLearnOut()
+    recalls = serializers.IntegerField()
+    open_disputes = serializers.IntegerField()
+    judge = StatsJudgeOut()
+    storage = StorageOut()
+
+
 def lessons_out(
     lessons: list[Lesson], summaries: dict[uuid.UUID, ProvenanceSummary] | None = None
 ) -> list[dict[str, Any]]:

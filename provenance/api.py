@@ -23,7 +23,18 @@ from provenance.models import (
     DecisionStatus,
     SourceType,
 )
-from provenance.presenters import belief_out, decision_out, lesson_lineage, observation_out
+from provenance.presenters import (
+    BeliefOut,
+    DecisionOut,
+    DecisionsOut,
+    InvalidationReportOut,
+    LineageOut,
+    ObservationOut,
+    belief_out,
+    decision_out,
+    lesson_lineage,
+    observation_out,
+)
 from provenance.selectors import decisions_list
 from provenance.services import ParentRef, belief_create, decision_record, observation_record
 
@@ -44,7 +55,7 @@ class ObservationsApi(APIView):
             return within("content", value, CONTENT_MAX)
 
     @extend_schema(
-        request=InputSerializer, responses={201: dict}, operation_id="observation_create"
+        request=InputSerializer, responses={201: ObservationOut}, operation_id="observation_create"
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -63,7 +74,11 @@ class ObservationInvalidateApi(OwnTransactionApi):
     class InputSerializer(StrictSerializer):
         reason = StrictCharField(max_length=500)
 
-    @extend_schema(request=InputSerializer, responses=dict, operation_id="observation_invalidate")
+    @extend_schema(
+        request=InputSerializer,
+        responses=InvalidationReportOut,
+        operation_id="observation_invalidate",
+    )
     def post(self, request: Request, observation_id: uuid.UUID) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -87,7 +102,9 @@ class BeliefsApi(APIView):
         def validate_content(self, value: str) -> str:
             return within("content", value, CONTENT_MAX)
 
-    @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="belief_create")
+    @extend_schema(
+        request=InputSerializer, responses={201: BeliefOut}, operation_id="belief_create"
+    )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -120,7 +137,9 @@ class DecisionsApi(APIView):
         def validate_action(self, value: str) -> str:
             return within("action", value, CONTENT_MAX)
 
-    @extend_schema(request=InputSerializer, responses={201: dict}, operation_id="decision_create")
+    @extend_schema(
+        request=InputSerializer, responses={201: DecisionOut}, operation_id="decision_create"
+    )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -134,7 +153,7 @@ class DecisionsApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, enum=["ok", "needs_review", "all"])],
-        responses=dict,
+        responses=DecisionsOut,
         operation_id="decisions_list",
     )
     def get(self, request: Request) -> Response:
@@ -151,6 +170,6 @@ class LessonLineageApi(APIView):
 
     permission_classes = [IsReader]
 
-    @extend_schema(responses=dict, operation_id="lesson_lineage")
+    @extend_schema(responses=LineageOut, operation_id="lesson_lineage")
     def get(self, request: Request, lesson_id: uuid.UUID) -> Response:
         return Response(lesson_lineage(lesson_id))

@@ -7,14 +7,110 @@ import uuid
 from typing import Any
 
 from django.db import connection
+from drf_spectacular.utils import PolymorphicProxySerializer
+from rest_framework import serializers
 
 from memory.models import Lesson
-from memory.presenters import lessons_out
+from memory.presenters import LessonOut, lessons_out
 from memory.selectors import lesson_get
 from provenance.models import Belief, Decision, DecisionBasis, Observation
 from provenance.selectors import LINEAGE_WALK
 
 LINEAGE_MAX_NODES = 2000
+
+
+class ObservationOut(serializers.Serializer):
+    """An observation (``observation_out``)."""
+
+    id = serializers.UUIDField()
+    type = serializers.CharField(help_text="observation")
+    source_type = serializers.CharField()
+    content = serializers.CharField()
+    source_uri = serializers.CharField()
+    source_family = serializers.CharField()
+    reliability = serializers.FloatField()
+    valid = serializers.BooleanField()
+    invalid_reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class BeliefOut(serializers.Serializer):
+    """A belief (``belief_out``)."""
+
+    id = serializers.UUIDField()
+    type = serializers.CharField(help_text="belief")
+    agent = serializers.CharField()
+    content = serializers.CharField()
+    confidence = serializers.FloatField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class DecisionOut(serializers.Serializer):
+    """A decision (``decision_out``)."""
+
+    id = serializers.UUIDField()
+    agent = serializers.CharField()
+    action = serializers.CharField()
+    status = serializers.CharField()
+    review_reason = serializers.CharField()
+    based_on = serializers.ListField(child=serializers.UUIDField())
+    created_at = serializers.DateTimeField()
+
+
+class DecisionsOut(serializers.Serializer):
+    decisions = DecisionOut(many=True)
+
+
+class LessonNodeOut(LessonOut):
+    """A lesson in a lineage: the lesson as everywhere, and its node type."""
+
+    type = serializers.CharField(help_text="lesson")
+
+
+class LineageEdgeOut(serializers.Serializer):
+    """``from`` (a belief) --kind--> ``to`` (an observation, belief or lesson)."""
+
+    # "from" is a Python keyword: declared through the class namespace.
+    locals()["from"] = serializers.UUIDField()
+    to = serializers.UUIDField()
+    kind = serializers.CharField(help_text="derived_from | supports | contradicts")
+
+
+class LineageOut(serializers.Serializer):
+    """A lesson's lineage (``lesson_lineage``)."""
+
+    lesson = serializers.UUIDField()
+    nodes = PolymorphicProxySerializer(
+        component_name="LineageNode",
+        serializers={"lesson": LessonNodeOut, "belief": BeliefOut, "observation": ObservationOut},
+        resource_type_field_name="type",
+        many=True,
+    )
+    edges = LineageEdgeOut(many=True)
+
+
+class InvalidatedObservationOut(serializers.Serializer):
+    id = serializers.UUIDField()
+    valid = serializers.BooleanField(help_text="always false")
+    reason = serializers.CharField()
+
+
+class ReevaluationOut(serializers.Serializer):
+    id = serializers.UUIDField()
+    before = serializers.CharField(help_text="the lesson's corroboration before")
+    after = serializers.CharField(help_text="and after")
+
+
+class InvalidationReportOut(serializers.Serializer):
+    """The repair report of ``provenance.cascade.observation_invalidate``."""
+
+    observation = InvalidatedObservationOut()
+    beliefs_retracted = serializers.ListField(child=serializers.UUIDField())
+    beliefs_uncertain = serializers.ListField(child=serializers.UUIDField())
+    lessons_reevaluated = ReevaluationOut(many=True)
+    lessons_deactivated = serializers.ListField(child=serializers.UUIDField())
+    decisions_flagged = serializers.ListField(child=serializers.UUIDField())
 
 
 def observation_out(o: Observation) -> dict[str, Any]:
