@@ -18,11 +18,10 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import IsCurator, IsReader, IsWriter
-from config.errors import NotFound
 from config.rest import OwnTransactionApi, request_principal
 from config.serializers import StrictCharField, StrictSerializer
 from memory.inputs import EvidenceIn, LearnInput, RecallInput, learn_arguments, parse_wait
-from memory.models import Kind, LearnRequest, LessonStatus
+from memory.models import Kind, LessonStatus
 from memory.presenters import (
     LearnRequestOut,
     LearnRequestPendingOut,
@@ -35,7 +34,7 @@ from memory.presenters import (
     recall_answer,
     wait_for_outcome,
 )
-from memory.selectors import lesson_history, lessons_browse
+from memory.selectors import learn_request_get, lesson_history, lessons_browse
 from memory.services.learn import lesson_learn
 from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
 from memory.stats import memory_stats
@@ -100,10 +99,7 @@ class LearnRequestApi(APIView):
 
     @extend_schema(responses=LearnRequestOut, operation_id="learn_request_get")
     def get(self, request: Request, request_id: uuid.UUID) -> Response:
-        learn_request = LearnRequest.objects.filter(id=request_id).first()
-        if learn_request is None:
-            raise NotFound("no such learn request")
-        return Response(learn_request_out(learn_request))
+        return Response(learn_request_out(learn_request_get(request_id=request_id)))
 
 
 class RecallApi(APIView):

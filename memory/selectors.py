@@ -33,7 +33,7 @@ from config.errors import NotFound
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
-from memory.models import Kind, Lesson, LessonRecallStats, LessonStatus
+from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
@@ -479,6 +479,14 @@ def lessons_browse(
     start = (page - 1) * limit
     rows = list(lessons.order_by("-created_at", "-id")[start : start + limit + 1])
     return rows[:limit], len(rows) > limit
+
+
+def learn_request_get(*, request_id: uuid.UUID) -> LearnRequest:
+    """A learn request of the caller's tenant (another tenant's id: not found)."""
+    learn_request = LearnRequest.objects.filter(id=request_id).first()
+    if learn_request is None:
+        raise NotFound("no such learn request")
+    return learn_request
 
 
 def lesson_history(*, lesson_id: uuid.UUID) -> list[Lesson]:

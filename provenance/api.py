@@ -19,7 +19,6 @@ from config.serializers import StrictCharField, StrictFloatField, StrictSerializ
 from memory.inputs import CONTENT_MAX, ParentIn, within
 from provenance.cascade import observation_invalidate
 from provenance.models import (
-    Belief,
     DecisionStatus,
     SourceType,
 )
@@ -120,7 +119,6 @@ class BeliefsApi(APIView):
             derived_from=[ParentRef(p["type"], p["id"]) for p in data["derived_from"]],
             supports=data["supports"], contradicts=data["contradicts"],
         )  # fmt: skip
-        belief = Belief.objects.select_related("agent").get(id=belief.id)
         return Response(belief_out(belief), status=201)
 
 
