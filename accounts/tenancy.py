@@ -117,6 +117,19 @@ def tenant_context(tenant_id: uuid.UUID | str, *, using: str = "default") -> Ite
 
 
 @contextmanager
+def tenant_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> Iterator[None]:
+    """For a service that writes in the caller's transaction when there is
+    one — an API request's, which authentication scoped to the key's tenant
+    — and in a ``tenant_context`` of its own when there is none (an MCP
+    tool, a task): the service, not the entry point, says what it needs."""
+    if connections[using].in_atomic_block:
+        yield
+    else:
+        with tenant_context(tenant_id, using=using):
+            yield
+
+
+@contextmanager
 def cross_tenant(*, reason: str, using: str = "default") -> Iterator[None]:
     """Run the block in a transaction that sees every tenant's rows.
 
@@ -187,6 +200,7 @@ def apply_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> 
 
 
 T = TypeVar("T")
+
 
 def run_apply_transaction(
     tenant_id: uuid.UUID | str,

@@ -1,13 +1,11 @@
-"""What every REST surface shares: the caller's principal, and the base
-view of endpoints whose service runs its own transaction."""
+"""What every REST surface shares: the caller's principal. (Each request
+runs in one transaction scoped to the key's tenant, ``ATOMIC_REQUESTS``;
+a service that changes what a learn may have judged against joins it:
+``accounts.tenancy.run_apply_transaction(joinable=True)``.)"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.db import transaction
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
 from accounts.principal import AgentPrincipal
 
@@ -17,15 +15,3 @@ def request_principal(request: Request) -> AgentPrincipal:
     principal = request.user
     assert isinstance(principal, AgentPrincipal)
     return principal
-
-
-class OwnTransactionApi(APIView):
-    """An endpoint whose service runs its own apply transaction (it changes
-    what a concurrent learn may have judged against, so it is snapshot-
-    isolated and retried like a learn), which must be the outermost one: the
-    request is therefore not wrapped in a transaction, and the view scopes
-    its reads with ``tenant_context``."""
-
-    @classmethod
-    def as_view(cls, **initkwargs: Any) -> Any:
-        return transaction.non_atomic_requests(super().as_view(**initkwargs))

@@ -12,9 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsReader
-from accounts.tenancy import tenant_context
 from config.errors import ApplicationError
-from config.rest import OwnTransactionApi, request_principal
+from config.rest import request_principal
 from config.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -53,7 +52,7 @@ class DisputesApi(APIView):
         return Response({"disputes": disputes_out(disputes)})
 
 
-class DisputeResolveApi(OwnTransactionApi):
+class DisputeResolveApi(APIView):
     permission_classes = [IsCurator]
 
     class InputSerializer(StrictSerializer):
@@ -73,8 +72,7 @@ class DisputeResolveApi(OwnTransactionApi):
             resolution=serializer.validated_data["resolution"],
             note=serializer.validated_data["note"],
         )
-        with tenant_context(principal.tenant_id):
-            [answer] = disputes_out([disputes_list(status=None).get(id=dispute_id)])
+        [answer] = disputes_out([disputes_list(status=None).get(id=dispute_id)])
         return Response(answer)
 
 

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import IsCurator, IsReader, IsWriter
-from config.rest import OwnTransactionApi, request_principal
+from config.rest import request_principal
 from config.serializers import StrictCharField, StrictSerializer
 from memory.inputs import EvidenceIn, LearnInput, RecallInput, learn_arguments, parse_wait
 from memory.models import Kind, LessonStatus
@@ -114,7 +114,7 @@ class RecallApi(APIView):
         return Response(recall_answer(request_principal(request), serializer.validated_data))
 
 
-class LessonApi(OwnTransactionApi):
+class LessonApi(APIView):
     def get_permissions(self) -> list[Any]:
         return [IsWriter()] if self.request.method == "DELETE" else [IsReader()]
 
@@ -183,7 +183,7 @@ class LessonHistoryApi(APIView):
         return Response(lessons_out(lesson_history(lesson_id=lesson_id)))
 
 
-class LessonReinforceApi(OwnTransactionApi):
+class LessonReinforceApi(APIView):
     permission_classes = [IsWriter]
 
     class InputSerializer(StrictSerializer):
@@ -200,7 +200,7 @@ class LessonReinforceApi(OwnTransactionApi):
         return Response(lesson_out_now(request_principal(request), lesson_id))
 
 
-class LessonRetireApi(OwnTransactionApi):
+class LessonRetireApi(APIView):
     permission_classes = [IsCurator]
 
     class InputSerializer(StrictSerializer):

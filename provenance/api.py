@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsReader, IsWriter
 from config.errors import ApplicationError
-from config.rest import OwnTransactionApi, request_principal
+from config.rest import request_principal
 from config.serializers import StrictCharField, StrictFloatField, StrictSerializer
 from memory.inputs import CONTENT_MAX, ParentIn, within
 from provenance.cascade import observation_invalidate
@@ -67,7 +67,7 @@ class ObservationsApi(APIView):
         return Response(observation_out(observation), status=201)
 
 
-class ObservationInvalidateApi(OwnTransactionApi):
+class ObservationInvalidateApi(APIView):
     permission_classes = [IsCurator]
 
     class InputSerializer(StrictSerializer):

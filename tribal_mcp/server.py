@@ -221,9 +221,8 @@ async def tribal_learn(
 
     def work(principal: AgentPrincipal) -> dict[str, Any]:
         checked = _check(LearnInput, data)
-        with tenant_context(principal.tenant_id):
-            request, _ = lesson_learn(principal=principal, **learn_arguments(checked))
-            return learn_request_out(request)
+        request, _ = lesson_learn(principal=principal, **learn_arguments(checked))
+        return _read(principal, lambda: learn_request_out(request))
 
     answer = await _run(ctx, Role.WRITER, work)
     if answer["status"] == "pending" and wait > 0:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.principal import AgentPrincipal
+from accounts.tenancy import tenant_transaction
 from config.broker import broker
 from memory.models import (
     LearnRequest,
@@ -38,9 +39,25 @@ def lesson_learn(
     """Record a learn call; returns (request, created). The same
     idempotency key from the same agent returns the first request.
 
-    Precondition: inside the caller's tenant transaction. Processing is
-    enqueued when that transaction commits.
+    Written in the caller's transaction (an API request's), else in one of
+    its own (``tenant_transaction``); processing is enqueued when that
+    transaction commits.
     """
+    with tenant_transaction(principal.tenant_id):
+        return _learn(
+            principal, content, situation, kind, confidence, derived_from, idempotency_key
+        )
+
+
+def _learn(
+    principal: AgentPrincipal,
+    content: str,
+    situation: str,
+    kind: str,
+    confidence: float,
+    derived_from: list[ParentRef] | None,
+    idempotency_key: str | None,
+) -> tuple[LearnRequest, bool]:
     if idempotency_key:
         existing = LearnRequest.objects.filter(
             agent_id=principal.agent_id, idempotency_key=idempotency_key
