@@ -29,6 +29,11 @@ class TenantAdmin(admin.ModelAdmin):
         # A tenant's region is where its data lives; it does not move.
         return ["region", "created_at"] if obj else ["created_at"]
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Its evidence cannot be deleted (a trigger refuses it): removing a
+        # tenant is an operator's task as superuser, not a click.
+        return False
+
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):

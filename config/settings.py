@@ -427,6 +427,19 @@ TRIBUTARY_MCP_ALLOWED_ORIGINS = env_list(
     "requests from any other Origin are refused (DNS rebinding).",
 )
 
+TRIBUTARY_MCP_TOOLSET = env_str(
+    "TRIBUTARY_MCP_TOOLSET",
+    "tributary",
+    "The MCP tool names offered (stdio and HTTP): tributary (the tribal_* tools), naaba "
+    "(remember, recall, forget, curation_state) or all.",
+)
+if TRIBUTARY_MCP_TOOLSET not in {"tributary", "naaba", "all"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"TRIBUTARY_MCP_TOOLSET must be tributary, naaba or all, got {TRIBUTARY_MCP_TOOLSET!r}"
+    )
+
 # --- Curation: kind policies and the gardener ---------------------------------
 # Each kind's forgetting policy (a curator overrides it per tenant through
 # PUT /api/v1/curation/policies/<kind> or the admin): ceiling (max active
@@ -435,13 +448,13 @@ TRIBUTARY_MCP_ALLOWED_ORIGINS = env_list(
 # decayed confidence under it is withered), eviction (retire | erase) and
 # merge_duplicates (the gardener merges near-duplicates a judge confirms).
 TRIBUTARY_KIND_POLICIES: dict[str, dict[str, Any]] = {
-    "lesson": {"ceiling": None, "ttl_seconds": None, "half_life_days": 90.0,
+    "lesson": {"ceiling": 100_000, "ttl_seconds": None, "half_life_days": 90.0,
                "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
-    "fact": {"ceiling": None, "ttl_seconds": None, "half_life_days": 180.0,
+    "fact": {"ceiling": 100_000, "ttl_seconds": None, "half_life_days": 180.0,
              "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
-    "procedure": {"ceiling": None, "ttl_seconds": None, "half_life_days": 180.0,
+    "procedure": {"ceiling": 20_000, "ttl_seconds": None, "half_life_days": 180.0,
                   "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
-    "preference": {"ceiling": None, "ttl_seconds": None, "half_life_days": None,
+    "preference": {"ceiling": 10_000, "ttl_seconds": None, "half_life_days": None,
                    "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
     "session": {"ceiling": 1000, "ttl_seconds": 86400, "half_life_days": 1.0,
                 "retire_below": 0.2, "eviction": "erase", "merge_duplicates": False},

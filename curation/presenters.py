@@ -104,11 +104,18 @@ class JournalOut(serializers.Serializer):
     by_rule = JournalRuleOut(many=True)
 
 
+class FullnessOut(serializers.Serializer):
+    active = serializers.IntegerField(help_text="active lessons of the kind")
+    ceiling = serializers.IntegerField(allow_null=True, help_text="null: no ceiling")
+    percent = serializers.FloatField(allow_null=True, help_text="active / ceiling, in %")
+
+
 class CurationStateOut(serializers.Serializer):
     """The tenant's curation state (``curation.selectors.curation_state``)."""
 
-    # Keyed by kind: a map of each kind's policy.
+    # Keyed by kind: a map of each kind's policy, and how full each kind is.
     policies = serializers.DictField(child=KindPolicyOut())
+    fullness = serializers.DictField(child=FullnessOut())
     corroboration_policy = CorroborationPolicyOut()
     gardener = GardenerOut()
     journal = JournalOut()

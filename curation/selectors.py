@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import Avg, Count, Max, Sum
 
 from curation.models import GardenerRun, JournalLine
+from memory.models import Scope
 from memory.policies import kind_policies
 from provenance.selectors import corroboration_policy
 
@@ -71,8 +72,20 @@ def journal_summary(tenant_id: uuid.UUID) -> list[dict[str, Any]]:
 def curation_state(tenant_id: uuid.UUID) -> dict[str, Any]:
     """Policies, the gardener's schedule and last runs, and the journal
     summarised. Precondition: inside the tenant's context."""
+    policies = kind_policies(tenant_id)
+    active = dict(Scope.objects.filter(tenant_id=tenant_id).values_list("kind", "active_count"))
     return {
-        "policies": {k: p.as_dict() for k, p in kind_policies(tenant_id).items()},
+        "policies": {k: p.as_dict() for k, p in policies.items()},
+        "fullness": {
+            kind: {
+                "active": active.get(kind, 0),
+                "ceiling": policy.ceiling,
+                "percent": None
+                if policy.ceiling is None
+                else round(100 * active.get(kind, 0) / policy.ceiling, 2),
+            }
+            for kind, policy in policies.items()
+        },
         "corroboration_policy": corroboration_policy(tenant_id),
         "gardener": {
             "schedule": gardener_schedule(),

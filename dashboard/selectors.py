@@ -123,3 +123,40 @@ def gauntlet_latest_curve() -> list[tuple[int, int]]:
         .order_by("generation")
         .values_list("generation", "steps")
     )
+
+
+def decisions_page(*, status: str, limit: int = 200) -> dict[str, Any]:
+    """Decisions, newest first (``status`` needs_review or all), each with
+    the lessons it rests on; and how many wait for review."""
+    from provenance.models import Decision, DecisionBasis, DecisionStatus
+
+    found = Decision.objects.select_related("agent").order_by("-created_at", "-id")
+    if status != "all":
+        found = found.filter(status=status)
+    rows = list(found[:limit])
+    basis: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for decision_id, lesson_id in DecisionBasis.objects.filter(
+        decision_id__in=[d.id for d in rows]
+    ).values_list("decision_id", "lesson_id"):
+        basis.setdefault(decision_id, []).append(lesson_id)
+    lessons = Lesson.objects.in_bulk([i for ids in basis.values() for i in ids])
+    return {
+        "status": status,
+        "waiting": Decision.objects.filter(status=DecisionStatus.NEEDS_REVIEW).count(),
+        "decisions": [
+            {"decision": d, "basis": [lessons[i] for i in basis.get(d.id, []) if i in lessons]}
+            for d in rows
+        ],
+    }
+
+
+def promotion_gate(tenant_id: uuid.UUID) -> dict[str, Any]:
+    """How many active lessons rest on one source only, and whether the
+    tenant's policy holds them back from other agents until a second
+    independent source corroborates them (``strict``)."""
+    from provenance.selectors import corroboration_policy
+
+    return {
+        "waiting": Lesson.objects.filter(status="active", corroboration="single-source").count(),
+        "strict": bool(corroboration_policy(tenant_id)["strict"]),
+    }

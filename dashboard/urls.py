@@ -12,6 +12,8 @@ urlpatterns = [
     path("lessons/<uuid:lesson_id>/<str:action>", views.lesson_action, name="lesson-action"),
     path("disputes/", views.disputes, name="disputes"),
     path("disputes/<uuid:dispute_id>/resolve", views.dispute_resolve_view, name="dispute-resolve"),
+    path("decisions/", views.decisions, name="decisions"),
+    path("decisions/<uuid:decision_id>/review", views.decision_review_view, name="decision-review"),
     path("health/", views.health, name="health"),
     path("tenant", views.switch_tenant, name="switch-tenant"),
     path(

@@ -27,12 +27,14 @@ from dashboard.charts import bar_chart, line_chart
 from dashboard.lineage import lineage_svg
 from dashboard.selectors import (
     author_names,
+    decisions_page,
     feed_summary,
     first_activated,
     gauntlet_latest_curve,
     learn_requests_per_day,
     lesson_events,
     lessons_found,
+    promotion_gate,
 )
 from memory.models import (
     Kind,
@@ -44,6 +46,7 @@ from memory.services.lessons import CURATOR_ACTIONS, lesson_curate
 from memory.stats import memory_stats
 from provenance.presenters import lesson_lineage
 from provenance.selectors import ProvenanceSummary, lessons_evidence, provenance_summaries
+from provenance.services import decision_review
 
 PAGE_SIZE = 25
 FEED_SIZE = 50
@@ -118,6 +121,7 @@ def _browse(request: HttpRequest) -> dict[str, Any]:
         "author": author, "as_of": as_of, "error": error,
         "kinds": Kind.values, "statuses": LessonStatus.values, "corroborations": CORROBORATION,
         "authors": author_names(),
+        "gate": promotion_gate(_tenant(request)),
         "slider_min": int((first or now).timestamp()) - 60,
         "slider_max": int(now.timestamp()),
         "slider_value": int((as_of or now).timestamp()),
@@ -239,6 +243,34 @@ def dispute_resolve_view(request: HttpRequest, dispute_id: uuid.UUID) -> HttpRes
     if request.htmx:  # type: ignore[attr-defined]
         return render(request, "dashboard/_disputes.html", _disputes_context())
     return HttpResponseRedirect(reverse("dashboard:disputes"))
+
+
+# --- decisions ------------------------------------------------------------------
+
+
+@curator_view
+def decisions(request: HttpRequest) -> HttpResponse:
+    status = "all" if request.GET.get("status") == "all" else "needs_review"
+    return render(request, "dashboard/decisions.html", decisions_page(status=status))
+
+
+@require_POST
+@curator_view
+def decision_review_view(request: HttpRequest, decision_id: uuid.UUID) -> HttpResponse:
+    reason = request.POST.get("reason", "").strip()[:1000]
+    if not reason:
+        messages.error(request, "Say why (the reason is audited).")
+    else:
+        try:
+            principal = acting_principal(request, _tenant(request))
+            decision_review(principal=principal, decision_id=decision_id, reason=reason)
+        except NotFound:
+            raise Http404("no such decision") from None
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, "Decision marked reviewed.")
+    return HttpResponseRedirect(reverse("dashboard:decisions"))
 
 
 # --- health of memory --------------------------------------------------------------

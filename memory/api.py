@@ -10,7 +10,12 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -36,7 +41,7 @@ from memory.presenters import (
 )
 from memory.selectors import learn_request_get, lesson_history, lessons_browse
 from memory.services.learn import lesson_learn
-from memory.services.lessons import lesson_forget, lesson_reinforce, lesson_retire
+from memory.services.lessons import lesson_forget, lesson_pin, lesson_reinforce, lesson_retire
 from memory.stats import memory_stats
 
 
@@ -216,6 +221,33 @@ class LessonRetireApi(APIView):
             reason=serializer.validated_data["reason"],
         )
         return Response(lesson_out_now(request_principal(request), lesson_id))
+
+
+class LessonPinApi(APIView):
+    """Curator: pin (``pin``) or unpin (``unpin``) a lesson. A pinned lesson
+    is never decayed, expired, evicted or merged away. Audited with the
+    reason."""
+
+    permission_classes = [IsCurator]
+    pinned = True
+
+    class InputSerializer(StrictSerializer):
+        reason = StrictCharField(max_length=1000)
+
+    @extend_schema(request=InputSerializer, responses=LessonOut, operation_id="lesson_pin")
+    def post(self, request: Request, lesson_id: uuid.UUID) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        lesson_pin(
+            principal=request_principal(request), lesson_id=lesson_id, pinned=self.pinned,
+            reason=serializer.validated_data["reason"],
+        )  # fmt: skip
+        return Response(lesson_out_now(request_principal(request), lesson_id))
+
+
+@extend_schema_view(post=extend_schema(operation_id="lesson_unpin"))
+class LessonUnpinApi(LessonPinApi):
+    pinned = False
 
 
 class StatsApi(APIView):

@@ -16,4 +16,6 @@ urlpatterns = [
         name="lesson-reinforce",
     ),
     path("lessons/<uuid:lesson_id>/retire", api.LessonRetireApi.as_view(), name="lesson-retire"),
+    path("lessons/<uuid:lesson_id>/pin", api.LessonPinApi.as_view(), name="lesson-pin"),
+    path("lessons/<uuid:lesson_id>/unpin", api.LessonUnpinApi.as_view(), name="lesson-unpin"),
 ]

@@ -35,7 +35,13 @@ from provenance.presenters import (
     observation_out,
 )
 from provenance.selectors import decisions_list
-from provenance.services import ParentRef, belief_create, decision_record, observation_record
+from provenance.services import (
+    ParentRef,
+    belief_create,
+    decision_record,
+    decision_review,
+    observation_record,
+)
 
 
 class ObservationsApi(APIView):
@@ -159,6 +165,26 @@ class DecisionsApi(APIView):
         if status not in (*DecisionStatus.values, "all"):
             raise ApplicationError("status must be ok, needs_review or all", code="invalid_choice")
         return Response({"decisions": [decision_out(d) for d in decisions_list(status=status)]})
+
+
+class DecisionReviewApi(APIView):
+    """Curator: a decision flagged ``needs_review`` (a lesson it rested on
+    fell) was looked at; its status is ``ok`` again. Audited."""
+
+    permission_classes = [IsCurator]
+
+    class InputSerializer(StrictSerializer):
+        reason = StrictCharField(max_length=1000)
+
+    @extend_schema(request=InputSerializer, responses=DecisionOut, operation_id="decision_review")
+    def post(self, request: Request, decision_id: uuid.UUID) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        decision = decision_review(
+            principal=request_principal(request), decision_id=decision_id,
+            reason=serializer.validated_data["reason"],
+        )  # fmt: skip
+        return Response(decision_out(decision))
 
 
 class LessonLineageApi(APIView):

@@ -11,5 +11,10 @@ urlpatterns = [
     ),
     path("beliefs", api.BeliefsApi.as_view(), name="beliefs"),
     path("decisions", api.DecisionsApi.as_view(), name="decisions"),
+    path(
+        "decisions/<uuid:decision_id>/review",
+        api.DecisionReviewApi.as_view(),
+        name="decision-review",
+    ),
     path("lessons/<uuid:lesson_id>/lineage", api.LessonLineageApi.as_view(), name="lesson-lineage"),
 ]

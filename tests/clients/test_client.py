@@ -150,6 +150,11 @@ def test_history_reinforce_retire_and_forget(connect):
     assert backed.independent_sources == 2 and backed.agreeing_agents == 2
 
     with pytest.raises(Forbidden):
+        as_bob.pin(new.lesson.id, reason="mine")
+    assert as_carol.pin(new.lesson.id, reason="the runbook cites it").pinned is True
+    assert as_carol.unpin(new.lesson.id, reason="the runbook moved on").pinned is False
+
+    with pytest.raises(Forbidden):
         as_bob.retire(new.lesson.id, reason="obsolete")
     retired = as_carol.retire(new.lesson.id, reason="obsolete")
     assert retired.status == "retired" and retired.deactivated_at is not None
@@ -259,6 +264,12 @@ def test_disputes_stats_and_curation(connect):
     assert state.policies["session"].source == "default"
     assert state.corroboration_policy["min_independent_sources"] == 2
     assert "schedule" in state.gardener and "by_rule" in state.journal
+    # Every kind has a ceiling by default, and the state says how full it is.
+    assert all(p.ceiling for p in state.policies.values())
+    assert state.fullness["lesson"] == {
+        "active": 2, "ceiling": state.policies["lesson"].ceiling,
+        "percent": round(100 * 2 / state.policies["lesson"].ceiling, 2),
+    }  # fmt: skip
 
     with pytest.raises(Forbidden):
         as_alice.set_kind_policy("session", ttl_seconds=3600)

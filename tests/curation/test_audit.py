@@ -6,6 +6,7 @@ it, with one actor format: the acting agent's name (an API agent's, or
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 
@@ -17,6 +18,7 @@ from accounts.models import Role, StaffMembership, Tenant
 from accounts.tenancy import cross_tenant, tenant_context
 from memory.models import CuratorAction, Dispute, LearnRequest, Outcome
 from provenance.models import Decision, Edge, EdgeKind
+from provenance.services import decision_record
 from tests.conftest import Caller, learn_now, make_caller, serve_asgi
 from tests.mcp.test_mcp import http_session, payload
 
@@ -55,7 +57,21 @@ def _source(request: LearnRequest):
         ).to_observation_id
 
 
-def _mcp(url: str, caller: Caller, calls: list[tuple[str, dict[str, str]]]) -> None:
+def _decide(caller: Caller, action: str, request: LearnRequest) -> uuid.UUID:
+    """A decision of the caller's resting on the lesson ``request`` made."""
+    with tenant_context(caller.agent.tenant_id):
+        return decision_record(
+            tenant_id=caller.agent.tenant_id, agent_id=caller.agent.id, action=action,
+            based_on={request.lesson_id},
+        ).id  # fmt: skip
+
+
+def _status(caller: Caller, decision_id: uuid.UUID) -> str:
+    with tenant_context(caller.agent.tenant_id):
+        return Decision.objects.get(id=decision_id).status
+
+
+def _mcp(url: str, caller: Caller, calls: list[tuple[str, dict[str, object]]]) -> None:
     async def scenario() -> None:
         async with AsyncExitStack() as stack:
             session = await http_session(stack, url, caller)
@@ -83,16 +99,24 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
         response = api.request(method, path, headers=cora.headers, json=body)
         assert response.status_code in (200, 204), (path, response.text)
 
+    rest("POST", f"/lessons/{ids[0]}/pin", {"reason": "the release runbook cites it"})
+    rest("POST", f"/lessons/{ids[0]}/unpin", {"reason": "the runbook moved on"})
     rest("POST", f"/lessons/{ids[0]}/retire", {"reason": "obsolete"})
     rest("DELETE", f"/lessons/{ids[1]}")
     dispute = _disputed(make_caller("acme", "bob"), 3)
     rest("POST", f"/disputes/{dispute.id}/resolve", {"resolution": "keep_old", "note": "cron"})
+    relied = _decide(alice, "moved the staging state", lessons[2])
     rest("POST", f"/observations/{_source(lessons[2])}/invalidate", {"reason": "wrong bucket"})
+    assert _status(alice, relied) == "needs_review"  # flagged by the invalidation
+    rest("POST", f"/decisions/{relied}/review", {"reason": "the move still holds"})
+    assert _status(alice, relied) == "ok"
     rest("PUT", "/curation/policies/fact", {"ceiling": 500, "reason": "bounded facts"})
     rest("PUT", "/curation/corroboration-policy", {"min_independent_sources": 1})
     expected += [
+        ("cora", "pin", "lesson"), ("cora", "unpin", "lesson"),
         ("cora", "retire", "lesson"), ("cora", "erase", "lesson"),
         ("cora", "resolve_keep_old", "dispute"), ("cora", "invalidate", "observation"),
+        ("cora", "mark_reviewed", "decision"),
         ("cora", "set_kind_policy", "kind_policy"),
         ("cora", "set_corroboration_policy", "corroboration_policy"),
     ]  # fmt: skip
@@ -104,10 +128,12 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
 
     with serve_asgi(build(get_asgi_application()), lifespan="on") as url:
         _mcp(f"{url}/mcp", cora, [
+            ("tribal_pin", {"lesson_id": ids[3], "reason": "keep", "pinned": True}),
             ("tribal_retire", {"lesson_id": ids[3], "reason": "replaced"}),
             ("tribal_forget", {"lesson_id": ids[4]}),
         ])  # fmt: skip
-    expected += [("cora", "retire", "lesson"), ("cora", "erase", "lesson")]
+    expected += [("cora", "pin", "lesson"), ("cora", "retire", "lesson"),
+                 ("cora", "erase", "lesson")]  # fmt: skip
 
     # The admin, as the staff user curie.
     def admin(path: str, action: str, target: object, reason: str) -> None:
@@ -118,6 +144,7 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
     admin("/admin/memory/lesson/", "pin", ids[5], "keep it")
     admin("/admin/memory/lesson/", "retire", ids[5], "moved")
     admin("/admin/memory/dispute/", "keep_old", _disputed(make_caller("acme", "dave"), 4).id, "no")
+    flagged = _decide(alice, "moved the feature flags", lessons[6])
     admin("/admin/provenance/observation/", "invalidate", _source(lessons[6]), "wrong service")
     with tenant_context(alice.agent.tenant_id):
         decision = Decision.objects.create(
@@ -144,6 +171,10 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
         assert response.status_code == 302, action
     response = client.post(f"/dashboard/lessons/{ids[6]}/erase", {"reason": "wrong"})
     assert response.status_code == 302
+    assert _status(alice, flagged) == "needs_review"
+    assert b"moved the feature flags" in client.get("/dashboard/decisions/").content
+    response = client.post(f"/dashboard/decisions/{flagged}/review", {"reason": "still right"})
+    assert response.status_code == 302 and _status(alice, flagged) == "ok"
     dispute = _disputed(make_caller("acme", "erin"), 5)
     response = client.post(f"/dashboard/disputes/{dispute.id}/resolve",
                            {"resolution": "keep_old", "note": "no"})  # fmt: skip
@@ -151,6 +182,7 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
     expected += [
         ("staff:curie", "pin", "lesson"), ("staff:curie", "unpin", "lesson"),
         ("staff:curie", "retire", "lesson"), ("staff:curie", "erase", "lesson"),
+        ("staff:curie", "mark_reviewed", "decision"),
         ("staff:curie", "resolve_keep_old", "dispute"),
     ]  # fmt: skip
 

@@ -79,6 +79,34 @@ def journal_rows_as_text(superuser_sql: psycopg.Connection) -> list[str]:
     ]
 
 
+def test_with_default_policies_learning_past_a_ceiling_evicts_the_least_recently_useful(
+    api, settings
+):
+    """No tenant policy: the settings' default ceiling of the kind applies
+    (lowered here, as TRIBUTARY_KIND_POLICIES would), and the curation
+    state shows the eviction in the journal by rule and how full the kind is."""
+    policies = {kind: dict(p) for kind, p in settings.TRIBUTARY_KIND_POLICIES.items()}
+    policies["preference"]["ceiling"] = 2
+    settings.TRIBUTARY_KIND_POLICIES = policies
+    alice = make_caller("garden", "alice")
+    learned = [learn_now(alice, text, kind="preference") for text in FACTS[:3]]
+    ids = [r.lesson_id for r in learned if r.lesson_id is not None]
+    assert len(ids) == 3
+    for offset, lesson_id in enumerate(ids):  # oldest first
+        age(alice, lesson_id, days=10 - offset)
+    lessons_mark_recalled(tenant_id=alice.agent.tenant_id, lesson_ids=[ids[0]])  # useful
+
+    call_command("garden", tenant="garden", step=["ceilings"])
+
+    now = statuses(alice)
+    assert [now[i][0] for i in ids] == ["active", "retired", "active"]
+    state = api.get("/curation/state", headers=alice.headers).json()
+    assert state["policies"]["preference"]["source"] == "default"
+    assert state["fullness"]["preference"] == {"active": 2, "ceiling": 2, "percent": 100.0}
+    [line] = [r for r in state["journal"]["by_rule"] if r["kind"] == "preference"]
+    assert (line["rule"], line["action"], line["count"]) == ("ceiling", "retire", 1)
+
+
 def test_a_ceiling_evicts_the_least_recently_useful_not_the_oldest(api, superuser_sql):
     alice = make_caller("garden", "alice")
     carol = make_caller("garden", "carol", Role.CURATOR)

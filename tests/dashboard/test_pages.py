@@ -181,3 +181,19 @@ def test_a_superuser_looks_at_one_tenant_at_a_time(client, two_tenants):
     second = client.get("/dashboard/lessons/").content
     assert b"vault-b" in second and b"release-a" not in second
     assert Role.CURATOR  # the superuser acts as a curator agent of the tenant shown
+
+
+def test_the_lessons_page_shows_what_waits_for_a_second_source(client, two_tenants):
+    a, _, alice, _ = two_tenants
+    curator(client, "tenant-a")
+    page = client.get("/dashboard/lessons/").content.decode()
+    assert "1 active lesson waits for a second source" in page
+    assert "recalled meanwhile" in page  # the default policy is not strict
+    with tenant_context(alice.agent.tenant_id):
+        Tenant.objects.filter(id=alice.agent.tenant_id).update(
+            corroboration_policy={"strict": True}
+        )
+    page = client.get("/dashboard/lessons/").content.decode()
+    assert "other agents do not recall it until one comes" in page
+    waiting = client.get("/dashboard/lessons/?status=active&corroboration=single-source")
+    assert str(a.lesson_id) in waiting.content.decode()

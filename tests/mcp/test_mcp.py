@@ -37,8 +37,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 TOOLS = {
     "tribal_recall", "tribal_learn", "tribal_reinforce", "tribal_retire", "tribal_recall_as_of",
-    "tribal_forget", "tribal_trace", "tribal_stats", "tribal_curation_state",
+    "tribal_forget", "tribal_trace", "tribal_stats", "tribal_curation_state", "tribal_pin",
 }  # fmt: skip
+NAABA_TOOLS = {"remember", "recall", "forget", "curation_state"}
 LESSON = "The deploy API answers 429 unless the X-Batch: true header is sent."
 
 
@@ -215,9 +216,9 @@ def test_a_reader_recalls_but_cannot_learn(mcp_url):
     asyncio.run(scenario())
 
 
-def stdio_params(caller: Caller) -> StdioServerParameters:
+def stdio_params(caller: Caller, **extra: str) -> StdioServerParameters:
     env = {**os.environ, "DATABASE_URL": database_url_for_tests(),
-           "TRIBUTARY_API_KEY": caller.key}  # fmt: skip
+           "TRIBUTARY_API_KEY": caller.key, **extra}  # fmt: skip
     return StdioServerParameters(
         command=sys.executable, args=[str(settings.BASE_DIR / "manage.py"), "mcp"], env=env,
         cwd=str(settings.BASE_DIR),
@@ -226,6 +227,8 @@ def stdio_params(caller: Caller) -> StdioServerParameters:
 
 @pytest.mark.slow
 def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
+    """Two stdio servers: alice's offers the tribal_* tools; olga's, in
+    another tenant, only Naaba's names (TRIBUTARY_MCP_TOOLSET=naaba)."""
     alice = make_caller("acme", "alice")
     olga = make_caller("other", "olga")
 
@@ -234,7 +237,7 @@ def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
             # Both servers start at once (each loads Django and the model).
             read, write = await stack.enter_async_context(stdio_client(stdio_params(alice)))
             other_read, other_write = await stack.enter_async_context(
-                stdio_client(stdio_params(olga))
+                stdio_client(stdio_params(olga, TRIBUTARY_MCP_TOOLSET="naaba"))
             )
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
@@ -249,8 +252,35 @@ def test_over_stdio_a_coding_agent_learns_and_recalls(tmp_path):
 
             other = await stack.enter_async_context(ClientSession(other_read, other_write))
             await other.initialize()
-            nothing = payload(await other.call_tool("tribal_recall", {"query": "deploy API 429"}))
-            assert nothing["results"] == []
+            assert {t.name for t in (await other.list_tools()).tools} == NAABA_TOOLS
+            nothing = payload(await other.call_tool("recall", {"query": "deploy API 429"}))
+            assert nothing["results"] == []  # alice's lesson is another tenant's
+            own = "Olga's billing exports run at 04:00 UTC on weekdays."
+            remembered = payload(
+                await other.call_tool("remember", {"content": own, "kind": "fact"})
+            )
+            assert remembered["status"] == "pending"
+            await asyncio.to_thread(apply_learns, olga)
+            [found] = payload(await other.call_tool("recall", {"query": "billing exports"}))[
+                "results"
+            ]
+            assert found["lesson"]["content"] == own and found["lesson"]["kind"] == "fact"
+            state = payload(await other.call_tool("curation_state", {}))
+            assert set(state["policies"]) == {
+                "lesson",
+                "fact",
+                "procedure",
+                "preference",
+                "session",
+            }
+            forgotten = payload(
+                await other.call_tool("forget", {"lesson_id": found["lesson"]["id"]})
+            )
+            assert forgotten["status"] == "erased"
+            after = payload(await other.call_tool("recall", {"query": "billing exports"}))
+            assert after["results"] == []
+            unknown = await other.call_tool("tribal_recall", {"query": "billing"})
+            assert unknown.isError  # the tribal_* names are not offered on this server
 
             # A key revoked while the server runs stops working at once.
             await asyncio.to_thread(_revoke, alice)

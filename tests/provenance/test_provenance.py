@@ -337,3 +337,54 @@ def test_the_evidence_of_many_lessons_at_once_is_what_each_lineage_ends_in(api):
             assert {str(o.id) for o in many[lesson_id]} == one
     assert [str(o.id) for o in many[ids[0]]] == [chain["source"]["id"]]
     assert {str(o.id) for o in many[ids[1]]} == {chain["source"]["id"], second["id"]}
+
+
+def test_a_confident_contradiction_from_an_independent_root_makes_a_lesson_contested(api):
+    chain = echo_chain(api)
+    dan = make_caller("acme", "dan")
+    assert lesson(api, dan, chain["lesson"])["corroboration"] != "contested"
+    # Ann's own echo contradicting does not contest it: the same root.
+    ann = chain["callers"][0]
+    post(api, ann, "/beliefs", {
+        "content": "On second thought refunds might work after 180 days.", "confidence": 0.9,
+        "derived_from": [{"type": "belief", "id": chain["beliefs"][0]}],
+        "contradicts": chain["lesson"],
+    })  # fmt: skip
+    assert lesson(api, dan, chain["lesson"])["corroboration"] != "contested"
+    # Dan's own evidence, a root of its own, confidently against it: contested.
+    seen = post(api, dan, "/observations", {
+        "content": "Refund of order 7781 (210 days old) succeeded.", "source_type": "tool_output",
+        "source_uri": "https://pay.internal/logs/7781",
+    })  # fmt: skip
+    post(api, dan, "/beliefs", {
+        "content": "Refunds older than 180 days go through.", "confidence": 0.9,
+        "derived_from": [{"type": "observation", "id": seen["id"]}],
+        "contradicts": chain["lesson"],
+    })  # fmt: skip
+    contested = lesson(api, dan, chain["lesson"])
+    assert contested["corroboration"] == "contested", contested
+
+
+def test_the_database_refuses_to_change_or_delete_an_observation(api):
+    from django.db import IntegrityError, connection, transaction
+
+    chain = echo_chain(api)
+    source = chain["source"]["id"]
+    tenant = chain["callers"][0].agent.tenant_id
+    for sql in (
+        "UPDATE provenance_observation SET content = 'something else' WHERE id = %s",
+        "UPDATE provenance_observation SET source_uri = 'https://elsewhere' WHERE id = %s",
+        "DELETE FROM provenance_observation WHERE id = %s",
+    ):
+        with (
+            pytest.raises(IntegrityError, match="observations are immutable"),
+            tenant_context(tenant),  # as the application role
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql, [source])
+        assert not transaction.get_connection().in_atomic_block
+    with tenant_context(tenant), connection.cursor() as cursor:
+        cursor.execute("SELECT content, valid FROM provenance_observation WHERE id = %s", [source])
+        assert cursor.fetchone() == (chain["source"]["content"], True)
+        # Its validity may change (invalidation); that is not an edit.
+        cursor.execute("UPDATE provenance_observation SET valid = false WHERE id = %s", [source])

@@ -281,6 +281,18 @@ def retire(lesson_id: Id, *, reason: str = "") -> Call[Lesson]:
     return Call("POST", path, Lesson.from_json, json={"reason": reason})
 
 
+def pin(lesson_id: Id, *, reason: str) -> Call[Lesson]:
+    """Pin a lesson (curator): never decayed, expired, evicted or merged away."""
+    path = f"{API}/lessons/{_segment(lesson_id)}/pin"
+    return Call("POST", path, Lesson.from_json, json={"reason": reason})
+
+
+def unpin(lesson_id: Id, *, reason: str) -> Call[Lesson]:
+    """Unpin a lesson (curator): the gardener's rules apply to it again."""
+    path = f"{API}/lessons/{_segment(lesson_id)}/unpin"
+    return Call("POST", path, Lesson.from_json, json={"reason": reason})
+
+
 def forget(lesson_id: Id) -> Call[None]:
     """Erase a lesson's content and embedding (its author, or a curator)."""
     return Call("DELETE", f"{API}/lessons/{_segment(lesson_id)}", _nothing)

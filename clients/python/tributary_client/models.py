@@ -451,13 +451,16 @@ class KindPolicy:
 
 @dataclass(frozen=True)
 class CurationState:
-    """The tenant's forgetting policies, corroboration policy, gardener
-    schedule and last runs, and the forgetting journal summarised."""
+    """The tenant's forgetting policies, how full each kind is (``fullness``:
+    kind → ``{"active", "ceiling", "percent"}``), the corroboration policy,
+    the gardener's schedule and last runs, and the forgetting journal
+    summarised."""
 
     policies: Mapping[str, KindPolicy]
     corroboration_policy: Mapping[str, Any]
     gardener: Mapping[str, Any]
     journal: Mapping[str, Any]
+    fullness: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
