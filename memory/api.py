@@ -26,7 +26,7 @@ from accounts.permissions import IsCurator, IsReader, IsWriter
 from config.rest import request_principal
 from config.serializers import StrictCharField, StrictSerializer
 from memory.inputs import EvidenceIn, LearnInput, RecallInput, learn_arguments, parse_wait
-from memory.models import Kind, LessonStatus
+from memory.models import Kind, LearnRequest, LessonStatus, RequestStatus
 from memory.presenters import (
     LearnRequestOut,
     LearnRequestPendingOut,
@@ -68,43 +68,67 @@ class LearnApi(APIView):
         )
         body = learn_request_out(learn_request)
         response = Response(body, status=202 if body["status"] == "pending" else 200)
-        response.tributary_wait = (learn_request.id, request_principal(request).tenant_id, wait)  # type: ignore[attr-defined]
-        return response
-
-
-def _learn_sync(request: HttpRequest) -> HttpResponse:
-    # The outer view is async (it may wait); the write itself is one
-    # transaction, committed before any waiting starts.
-    with transaction.atomic():
-        response = LearnApi.as_view()(request)
-    return response
-
-
-@csrf_exempt
-@transaction.non_atomic_requests
-async def learn_view(request: HttpRequest) -> HttpResponse:
-    """POST /api/v1/learn — answers 202 at once, or waits up to ``?wait=``
-    seconds for the worker's outcome without holding a thread."""
-    response = await sync_to_async(_learn_sync)(request)
-    pending = getattr(response, "tributary_wait", None)
-    if pending is None or response.status_code != 202 or pending[2] <= 0:
-        return response
-    payload = await wait_for_outcome(*pending)
-    return response if payload is None else JsonResponse(payload, status=200)
-
-
-# The schema generator documents DRF views only; learn_view answers what
-# LearnApi declares (it runs it), so the schema is read from LearnApi.
-learn_view.cls = LearnApi  # type: ignore[attr-defined]
-learn_view.initkwargs = {}  # type: ignore[attr-defined]
+        return _may_wait(response, learn_request, request, wait)
 
 
 class LearnRequestApi(APIView):
-    permission_classes = [IsReader]
+    """A learn request: pending, or its outcome. ``?wait=`` (0–30 s) waits
+    for the worker's outcome, as ``POST /learn`` does."""
 
-    @extend_schema(responses=LearnRequestOut, operation_id="learn_request_get")
+    permission_classes = [IsReader]
+    query_parameters = frozenset({"wait"})
+
+    @extend_schema(
+        parameters=[OpenApiParameter("wait", float, description="seconds to wait (0–30)")],
+        responses=LearnRequestOut,
+        operation_id="learn_request_get",
+    )
     def get(self, request: Request, request_id: uuid.UUID) -> Response:
-        return Response(learn_request_out(learn_request_get(request_id=request_id)))
+        wait = parse_wait(request.query_params.get("wait"))
+        learn_request = learn_request_get(request_id=request_id)
+        return _may_wait(Response(learn_request_out(learn_request)), learn_request, request, wait)
+
+
+def _may_wait(
+    response: Response, learn_request: LearnRequest, request: Request, wait: float
+) -> Response:
+    """Mark a pending answer for the waiting view around it (see ``_waiting``)."""
+    if learn_request.status == RequestStatus.PENDING and wait > 0:
+        tenant_id = request_principal(request).tenant_id
+        response.tributary_wait = (learn_request.id, tenant_id, wait)  # type: ignore[attr-defined]
+    return response
+
+
+def _waiting(view_class: type[APIView]) -> Any:
+    """The view as an async one that, when it answered a pending learn
+    request with ``?wait=``, waits up to that many seconds for the worker's
+    outcome without holding a thread. The view itself runs in one
+    transaction, committed before any waiting starts."""
+    view = view_class.as_view()
+
+    def run(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        with transaction.atomic():
+            return view(request, **kwargs)  # type: ignore[no-any-return]
+
+    @csrf_exempt
+    @transaction.non_atomic_requests
+    async def waiting(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        response = await sync_to_async(run)(request, **kwargs)
+        pending = getattr(response, "tributary_wait", None)
+        if pending is None:
+            return response
+        payload = await wait_for_outcome(*pending)
+        return response if payload is None else JsonResponse(payload, status=200)
+
+    # The schema generator documents DRF views only; the waiting view
+    # answers what the view declares (it runs it).
+    waiting.cls = view_class  # type: ignore[attr-defined]
+    waiting.initkwargs = {}  # type: ignore[attr-defined]
+    return waiting
+
+
+learn_view = _waiting(LearnApi)  # POST /api/v1/learn
+learn_request_view = _waiting(LearnRequestApi)  # GET /api/v1/learn/<id>
 
 
 class RecallApi(APIView):

@@ -4,7 +4,7 @@ from memory import api
 
 urlpatterns = [
     path("learn", api.learn_view, name="learn"),
-    path("learn/<uuid:request_id>", api.LearnRequestApi.as_view(), name="learn-request"),
+    path("learn/<uuid:request_id>", api.learn_request_view, name="learn-request"),
     path("recall", api.RecallApi.as_view(), name="recall"),
     path("stats", api.StatsApi.as_view(), name="stats"),
     path("lessons", api.LessonsListApi.as_view(), name="lessons"),

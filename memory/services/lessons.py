@@ -82,12 +82,12 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
 
     def operation() -> Lesson:
         lesson = _visible(lesson_id)
+        if lesson.status == LessonStatus.RETIRED:
+            return lesson  # already retired: nothing changes, nothing to record
         curator_action_record(
             principal=principal, action="retire", target_type="lesson", target_id=lesson.id,
             reason=reason,
         )  # fmt: skip
-        if lesson.status == LessonStatus.RETIRED:
-            return lesson
         lesson_move(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
             status=LessonStatus.RETIRED, event=EventKind.RETIRED, retired_reason=reason,
@@ -101,12 +101,17 @@ def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
 def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str = "") -> None:
     """Erase a lesson's content and embedding (its author, or a curator).
     The row stays as a tombstone so supersede chains hold; an event without
-    content records that it happened, and a curator's erase is audited."""
+    content records that it happened, and a curator's erase is audited.
+    Idempotent: forgetting an erased lesson again succeeds and does nothing."""
 
     def operation() -> None:
-        lesson = _visible(lesson_id)
+        lesson = Lesson.objects.select_for_update(of=("self",)).filter(id=lesson_id).first()
+        if lesson is None:
+            raise NotFound("no such lesson")
         if lesson.author_id != principal.agent_id and principal.role != Role.CURATOR:
             raise Forbidden("only the lesson's author or a curator can forget it")
+        if lesson.status == LessonStatus.ERASED:
+            return  # already forgotten: the same outcome, nothing to record
         lesson_move(
             tenant_id=principal.tenant_id, agent_id=principal.agent_id, lesson=lesson,
             status=LessonStatus.ERASED, event=EventKind.FORGOTTEN,

@@ -4,10 +4,13 @@ test with both)."""
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connections
 from tributary_client import (
     BadRequest,
     Belief,
@@ -128,6 +131,31 @@ def test_learn_resolves_to_a_typed_lesson_that_lessons_lesson_and_recall_return(
         client.recall("deploy", as_of=datetime(2030, 1, 1))
 
 
+def test_learn_request_waits_for_the_outcome_as_learn_does(connect):
+    alice = make_caller("acme", "alice")
+    as_alice = connect(alice)
+    pending = as_alice.learn(EXPORT_0200)
+    assert pending.pending
+    started = time.monotonic()
+    assert as_alice.learn_request(pending.id, wait=0.5).pending  # waited, nothing came
+    assert time.monotonic() - started >= 0.5
+
+    def worker() -> None:
+        time.sleep(0.3)
+        try:
+            process_pending(alice.agent.tenant_id)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    started = time.monotonic()
+    result = as_alice.learn_request(pending.id, wait=20)
+    thread.join()
+    assert result.applied and result.outcome == "inserted"
+    assert time.monotonic() - started < 15  # answered when applied, not at the deadline
+
+
 def test_history_reinforce_retire_and_forget(connect):
     alice = make_caller("acme", "alice")
     bob = make_caller("acme", "bob")
@@ -160,6 +188,7 @@ def test_history_reinforce_retire_and_forget(connect):
     assert retired.status == "retired" and retired.deactivated_at is not None
 
     assert as_alice.forget(old.id) is None
+    assert as_alice.forget(old.id) is None  # idempotent: forgotten already is a success
     with pytest.raises(NotFound):
         as_alice.lesson(old.id)
     with tenant_context(alice.agent.tenant_id):

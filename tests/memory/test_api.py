@@ -93,7 +93,14 @@ def test_history_reinforce_retire_and_forget(api):
     assert api.delete(f"/lessons/{old.lesson_id}", headers=bob.headers).status_code == 403
     assert api.delete(f"/lessons/{old.lesson_id}", headers=alice.headers).status_code == 204
     assert api.get(f"/lessons/{old.lesson_id}", headers=alice.headers).status_code == 404
+    # Forgetting is idempotent: again is a success that changes nothing;
+    # someone else still may not, and another tenant's id is not found.
+    assert api.delete(f"/lessons/{old.lesson_id}", headers=alice.headers).status_code == 204
+    assert api.delete(f"/lessons/{old.lesson_id}", headers=bob.headers).status_code == 403
+    stranger = make_caller("elsewhere", "sam")
+    assert api.delete(f"/lessons/{old.lesson_id}", headers=stranger.headers).status_code == 404
     with tenant_context(alice.agent.tenant_id):
+        assert Event.objects.filter(lesson_id=old.lesson_id, kind="forgotten").count() == 1
         erased = Lesson.objects.get(id=old.lesson_id)
         assert (erased.content, erased.embedding, erased.status) == ("", None, "erased")
         forgotten = Event.objects.get(lesson_id=old.lesson_id, kind="forgotten")

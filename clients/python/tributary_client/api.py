@@ -205,10 +205,16 @@ def learn(
     )
 
 
-def learn_request(request_id: Id) -> Call[LearnResult]:
-    """A learn request: ``pending`` or its applied outcome."""
+def learn_request(request_id: Id, *, wait: float | None = None) -> Call[LearnResult]:
+    """A learn request: ``pending`` or its applied outcome; ``wait`` (0–30 s)
+    waits for the outcome of one still pending, as :func:`learn` does."""
     return Call(
-        "GET", f"{API}/learn/{_segment(request_id)}", LearnResult.from_json, idempotent=True
+        "GET",
+        f"{API}/learn/{_segment(request_id)}",
+        LearnResult.from_json,
+        params=_query(wait=wait),
+        idempotent=True,
+        min_timeout=None if wait is None else float(wait) + 10.0,
     )
 
 
