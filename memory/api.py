@@ -170,6 +170,7 @@ class LessonsListApi(APIView):
             default=LessonStatus.ACTIVE,
         )
         situation = StrictCharField(max_length=2000, required=False)
+        situation_prefix = StrictCharField(max_length=2000, required=False)
         author = StrictCharField(max_length=100, required=False)
         limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
         page = serializers.IntegerField(min_value=1, max_value=100_000, default=1)
@@ -194,7 +195,8 @@ class LessonsListApi(APIView):
         rows, more = lessons_browse(
             curator=request_principal(request).has_role(Role.CURATOR),
             status=params["status"], kind=params.get("kind"), situation=params.get("situation"),
-            author=params.get("author"), page=params["page"], limit=params["limit"],
+            situation_prefix=params.get("situation_prefix"), author=params.get("author"),
+            page=params["page"], limit=params["limit"],
         )  # fmt: skip
         return Response(
             {

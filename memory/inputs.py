@@ -85,6 +85,9 @@ class RecallInput(StrictSerializer):
     )
     min_independent_sources = StrictIntegerField(min_value=0, default=0)
     as_of = serializers.DateTimeField(required=False)
+    # Only lessons whose situation starts with it (e.g. the LangGraph
+    # store's namespace labels, store:users/u1/).
+    situation_prefix = StrictCharField(max_length=SITUATION_MAX, required=False)
 
 
 def parse_wait(raw: str | None) -> float:

@@ -233,6 +233,7 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
         min_independent_sources=data["min_independent_sources"],
         as_of=data.get("as_of"),
         corroborated_only=policy["strict"],
+        situation_prefix=data.get("situation_prefix"),
     )
     lessons = lessons_out(
         [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}

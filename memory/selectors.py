@@ -65,23 +65,35 @@ def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, boo
 NOT_EXPIRED = "(pinned OR expires_at IS NULL OR expires_at > now())"
 
 
-def _window(as_of: datetime | None) -> tuple[str, dict[str, Any]]:
+def _window(as_of: datetime | None, prefix: str | None = None) -> tuple[str, dict[str, Any]]:
     """The lessons a search may return: the active ones, or — as of an
     instant — those whose validity interval contains it (never the erased;
-    ``valid_at`` is the same rule for the ORM)."""
+    ``valid_at`` is the same rule for the ORM); with ``prefix``, only those
+    whose situation starts with it."""
+    params: dict[str, Any] = {}
     if as_of is None:
-        return f"status = 'active' AND {NOT_EXPIRED}", {}
-    return (
-        "status <> 'erased' AND activated_at <= %(as_of)s "
-        "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)",
-        {"as_of": as_of},
-    )
+        window = f"status = 'active' AND {NOT_EXPIRED}"
+    else:
+        window = (
+            "status <> 'erased' AND activated_at <= %(as_of)s "
+            "AND (deactivated_at IS NULL OR deactivated_at > %(as_of)s)"
+        )
+        params["as_of"] = as_of
+    if prefix:
+        window += " AND starts_with(situation, %(prefix)s)"
+        params["prefix"] = prefix
+    return window, params
 
 
 def _exact_neighbours(
-    tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int, as_of: datetime | None
+    tenant_id: uuid.UUID,
+    kinds: Sequence[str],
+    vector: Vector,
+    limit: int,
+    as_of: datetime | None,
+    prefix: str | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
-    window, params = _window(as_of)
+    window, params = _window(as_of, prefix)
     # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
     sql = f"""
         SELECT id, embedding <=> %(q)s::halfvec AS distance
@@ -144,11 +156,14 @@ def nearest_lessons(
     vector: Vector,
     limit: int,
     as_of: datetime | None = None,
+    situation_prefix: str | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """(id, cosine distance) of the nearest lessons, never fewer than
-    ``limit`` when that many exist."""
-    if as_of is not None:
-        return _exact_neighbours(tenant_id, kinds, vector, limit, as_of)
+    ``limit`` when that many exist. As of an instant, or narrowed to a
+    situation prefix (a filter the tenant's HNSW index cannot serve without
+    coming back short), the search is exact."""
+    if as_of is not None or situation_prefix:
+        return _exact_neighbours(tenant_id, kinds, vector, limit, as_of, situation_prefix)
     size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
     return _planned_neighbours(tenant_id, kinds, vector, limit, size, indexed)
 
@@ -264,7 +279,12 @@ def identifier_terms(query: str) -> list[str]:
 
 
 def _text_matches(
-    tenant_id: uuid.UUID, kinds: Sequence[str], query: str, limit: int, as_of: datetime | None
+    tenant_id: uuid.UUID,
+    kinds: Sequence[str],
+    query: str,
+    limit: int,
+    as_of: datetime | None,
+    prefix: str | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """Full-text leg: lessons containing the query's rare identifiers,
     ranked by the sum of matched terms' inverse document frequency within
@@ -273,7 +293,7 @@ def _text_matches(
     terms = identifier_terms(query)
     if not terms:
         return []
-    window, params = _window(as_of)
+    window, params = _window(as_of, prefix)
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
     # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
     # keep only the compound ones.
@@ -372,6 +392,7 @@ def lesson_recall(
     min_independent_sources: int = 0,
     as_of: datetime | None = None,
     corroborated_only: bool = False,
+    situation_prefix: str | None = None,
 ) -> list[RecallHit]:
     """Hybrid recall: vector neighbours and full-text matches fused by
     reciprocal rank fusion, within the caller's tenant. ``corroborated_only``
@@ -379,8 +400,11 @@ def lesson_recall(
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
     vector = embed_query(query)
-    near = nearest_lessons(tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of)
-    texts = _text_matches(tenant_id, kinds, query, pool, as_of)
+    near = nearest_lessons(
+        tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
+        situation_prefix=situation_prefix,
+    )  # fmt: skip
+    texts = _text_matches(tenant_id, kinds, query, pool, as_of, situation_prefix)
     scores: dict[uuid.UUID, float] = {}
     for ranking in (near, texts):
         for rank, (lesson_id, _) in enumerate(ranking, start=1):
@@ -461,6 +485,7 @@ def lessons_browse(
     status: str,
     kind: str | None = None,
     situation: str | None = None,
+    situation_prefix: str | None = None,
     author: str | None = None,
     page: int = 1,
     limit: int = 50,
@@ -474,6 +499,8 @@ def lessons_browse(
         lessons = lessons.filter(kind=kind)
     if situation is not None:
         lessons = lessons.filter(situation=situation)
+    if situation_prefix:
+        lessons = lessons.filter(situation__startswith=situation_prefix)
     if author is not None:
         lessons = lessons.filter(author__name=author)
     start = (page - 1) * limit

@@ -161,10 +161,14 @@ async def tribal_recall(
     min_independent_sources: Annotated[
         int, Field(ge=0, description="Only lessons with at least this many evidence sources.")
     ] = 0,
+    situation_prefix: Annotated[
+        str | None, Field(description="Only lessons whose situation starts with this.")
+    ] = None,
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
     data = {"query": query, "k": k, "kinds": kinds,
-            "min_independent_sources": min_independent_sources}  # fmt: skip
+            "min_independent_sources": min_independent_sources,
+            "situation_prefix": situation_prefix}  # fmt: skip
     return await _run(ctx, Role.READER, lambda p: _recall(p, data))
 
 

@@ -156,6 +156,32 @@ def test_learn_request_waits_for_the_outcome_as_learn_does(connect):
     assert time.monotonic() - started < 15  # answered when applied, not at the deadline
 
 
+def test_lessons_and_recall_narrow_by_situation_prefix(connect):
+    alice = make_caller("acme", "alice")
+    as_alice = connect(alice)
+    for content, situation in (
+        ("The user drinks green tea without sugar.", "store:users/u1#prefs"),
+        ("The user is allergic to peanuts.", "store:users/u2#diet"),
+        ("The user prefers tea in the afternoon.", "store:teams/t1#prefs"),
+    ):
+        applied(as_alice, alice, as_alice.learn(content, situation=situation))
+    listed = as_alice.lessons(situation_prefix="store:users/")
+    assert sorted(lesson.situation for lesson in listed) == [
+        "store:users/u1#prefs", "store:users/u2#diet",
+    ]  # fmt: skip
+    everywhere = {hit.lesson.situation for hit in as_alice.recall("tea", k=10)}
+    assert "store:teams/t1#prefs" in everywhere and "store:users/u1#prefs" in everywhere
+    found = {
+        hit.lesson.situation
+        for hit in as_alice.recall("tea", k=10, situation_prefix="store:users/")
+    }
+    assert "store:users/u1#prefs" in found and found <= {
+        "store:users/u1#prefs",
+        "store:users/u2#diet",
+    }
+    assert as_alice.recall("tea", k=10, situation_prefix="store:nobody/").results == ()
+
+
 def test_history_reinforce_retire_and_forget(connect):
     alice = make_caller("acme", "alice")
     bob = make_caller("acme", "bob")

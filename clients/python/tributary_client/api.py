@@ -225,15 +225,18 @@ def recall(
     kinds: Iterable[str] | None = None,
     min_independent_sources: int | None = None,
     as_of: datetime | str | None = None,
+    situation_prefix: str | None = None,
 ) -> Call[RecallResult]:
     """The lessons closest in meaning to ``query``, best first (``k`` 1–50).
-    ``as_of`` recalls what the tenant knew then (time travel)."""
+    ``as_of`` recalls what the tenant knew then (time travel);
+    ``situation_prefix`` only among lessons whose situation starts with it."""
     body = _fields(
         query=query,
         k=k,
         kinds=None if kinds is None else list(kinds),
         min_independent_sources=min_independent_sources,
         as_of=None if as_of is None else _instant(as_of),
+        situation_prefix=situation_prefix,
     )
     return Call("POST", f"{API}/recall", RecallResult.from_json, json=body, idempotent=True)
 
@@ -243,15 +246,18 @@ def lessons(
     kind: str | None = None,
     status: str | None = None,
     situation: str | None = None,
+    situation_prefix: str | None = None,
     author: str | None = None,
     limit: int | None = None,
     page: int | None = None,
 ) -> Call[Page[Lesson]]:
     """Browse lessons by exact fields, newest first (``status`` defaults to
-    ``active``; ``all`` for every status)."""
+    ``active``; ``all`` for every status); ``situation_prefix`` keeps those
+    whose situation starts with it."""
     params = _query(
-        kind=kind, status=status, situation=situation, author=author, limit=limit, page=page
-    )
+        kind=kind, status=status, situation=situation, situation_prefix=situation_prefix,
+        author=author, limit=limit, page=page,
+    )  # fmt: skip
     return Call("GET", f"{API}/lessons", _page, params=params, idempotent=True)
 
 

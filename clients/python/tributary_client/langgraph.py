@@ -146,6 +146,12 @@ def item_label(namespace: Sequence[str], key: str) -> str:
     return f"{LABEL_PREFIX}{'/'.join(_escape(n) for n in namespace)}#{_escape(key)}"
 
 
+def label_prefix(namespace_prefix: Sequence[str]) -> str:
+    """What the labels of every item under ``namespace_prefix`` start with
+    (so may a sibling namespace's: ``users`` and ``users2``)."""
+    return LABEL_PREFIX + "/".join(_escape(n) for n in namespace_prefix)
+
+
 def parse_label(situation: str) -> tuple[tuple[str, ...], str] | None:
     """``(namespace, key)`` of a store label, or ``None`` for any other
     situation (or a label not in canonical form)."""
@@ -410,10 +416,14 @@ class TributaryStore(BaseStore):
         found: list[tuple[Lesson, tuple[str, ...], str, float | None]] = []
         candidates: list[tuple[Lesson, float | None]]
         if op.query:
-            recalled: RecallResult = yield api.recall(op.query, k=RECALL_K)
+            # The service narrows by the namespace prefix's label; the exact
+            # namespace check below drops a sibling sharing its first letters.
+            recalled: RecallResult = yield api.recall(
+                op.query, k=RECALL_K, situation_prefix=label_prefix(prefix)
+            )
             candidates = [(hit.lesson, float(hit.score)) for hit in recalled]
         else:
-            scanned = yield from self._scan()
+            scanned = yield from self._scan(label_prefix(prefix))
             candidates = [(lesson, None) for lesson in scanned]
         seen: set[tuple[tuple[str, ...], str]] = set()
         for lesson, score in candidates:
@@ -501,15 +511,18 @@ class TributaryStore(BaseStore):
             for lesson_id in doomed:
                 yield from self._forget(lesson_id)
 
-    def _scan(self) -> Program[list[Lesson]]:
-        """Active lessons with a store label, newest first, reading at most
-        ``scan_limit`` lessons."""
+    def _scan(self, situation_prefix: str = LABEL_PREFIX) -> Program[list[Lesson]]:
+        """Active lessons with a store label (starting with
+        ``situation_prefix``), newest first, reading at most ``scan_limit``
+        lessons."""
         found: list[Lesson] = []
         page_number: int | None = 1
         read = 0
         while page_number is not None and read < self.scan_limit:
             page: Page[Lesson] = yield api.lessons(
-                limit=min(PAGE_SIZE, self.scan_limit - read), page=page_number
+                situation_prefix=situation_prefix,
+                limit=min(PAGE_SIZE, self.scan_limit - read),
+                page=page_number,
             )
             read += len(page)
             found += [lesson for lesson in page if lesson.situation.startswith(LABEL_PREFIX)]
