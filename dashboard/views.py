@@ -51,7 +51,7 @@ from provenance.services import decision_review
 PAGE_SIZE = 25
 FEED_SIZE = 50
 DAYS = 14  # the health page's learning series
-CORROBORATION = ("corroborated", "single-source", "contested", "unsupported")
+CORROBORATION = ("corroborated", "single-source", "contested", "low-confidence", "unsupported")
 
 
 def _tenant(request: HttpRequest) -> uuid.UUID:

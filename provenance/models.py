@@ -207,7 +207,8 @@ class Corroboration(models.TextChoices):
     CORROBORATED = "corroborated"
     SINGLE_SOURCE = "single-source"
     CONTESTED = "contested"
-    UNSUPPORTED = "unsupported"
+    LOW_CONFIDENCE = "low-confidence"  # enough sources, confidence under the floor
+    UNSUPPORTED = "unsupported"  # no supporting belief rests on valid evidence
 
 
 class CorroborationAudit(models.Model):

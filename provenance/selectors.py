@@ -201,7 +201,7 @@ def corroboration(summary: ProvenanceSummary, policy: dict[str, Any]) -> tuple[s
             f"{'a single evidence source' if sources == 1 else f'{sources} evidence sources'}; "
             f"the policy needs {need}."
         )
-    return "unsupported", (
+    return "low-confidence", (
         f"{sources} independent sources, but their root-aware confidence "
         f"{summary.root_aware_confidence:.2f} is below {floor:g}."
     )

@@ -281,6 +281,26 @@ def test_observations_beliefs_lineage_decisions_and_invalidation(connect):
     assert as_bob.lineage(lesson.id).node(source.id).valid is False
 
 
+def test_low_confidence_and_unsupported_are_two_states(connect):
+    alice = make_caller("acme", "alice")
+    carol = make_caller("acme", "carol", Role.CURATOR)
+    as_alice, as_carol = connect(alice), connect(carol)
+    # One source is enough here, but it must be confident.
+    as_carol.set_corroboration_policy(min_independent_sources=1, min_confidence=0.9)
+    seen = as_alice.observe("Export log: the job started at 02:00:04 UTC.")
+    learned = applied(
+        as_alice, alice,
+        as_alice.learn(EXPORT_0200, confidence=0.6, derived_from=[seen]),
+    )  # fmt: skip
+    lesson = as_alice.lesson(learned.lesson.id)
+    assert lesson.corroboration == "low-confidence", lesson.corroboration_reason
+    assert "below 0.9" in (lesson.corroboration_reason or "")
+    # Its only evidence invalidated: nothing supports it any more.
+    report = as_carol.invalidate(seen.id, reason="wrong host")
+    [change] = report.lessons_reevaluated
+    assert (change.before, change.after) == ("low-confidence", "unsupported")
+
+
 def test_disputes_stats_and_curation(connect):
     alice = make_caller("acme", "alice")
     bob = make_caller("acme", "bob")
