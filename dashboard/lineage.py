@@ -1,5 +1,6 @@
 """The lineage graph as SVG: observations as the floor, beliefs stacked
-above by how far they stand from the evidence, the lesson on top.
+above by how far they stand from the evidence, the lesson on top, and the
+decisions agents based on it above the lesson.
 
 Levels are longest paths: an observation is level 0; a belief stands above
 everything it derives from; a lesson stands above the beliefs that support
@@ -31,7 +32,7 @@ class Placed:
 
 
 def _label(node: dict[str, Any]) -> str:
-    text = node.get("content") or "(erased)"
+    text = node.get("content") or node.get("action") or "(erased)"
     return text if len(text) <= 60 else text[:57] + "…"
 
 
@@ -50,7 +51,7 @@ def layout(lineage: dict[str, Any]) -> tuple[list[Placed], list[dict[str, str]],
     # above[x] = the nodes x must stand above.
     above: dict[str, set[str]] = {i: set() for i in nodes}
     for e in edges:
-        if e["kind"] == "derived_from":
+        if e["kind"] in ("derived_from", "based_on"):
             above[e["from"]].add(e["to"])
         else:  # supports / contradicts: the lesson stands above the belief
             above[e["to"]].add(e["from"])
@@ -63,8 +64,12 @@ def layout(lineage: dict[str, Any]) -> tuple[list[Placed], list[dict[str, str]],
         if not changed:
             break
     top_id = str(lineage["lesson"])
-    top_level = max(n.level for n in nodes.values())
+    top_level = max(n.level for n in nodes.values() if n.type != "decision")
     nodes[top_id].level = max(nodes[top_id].level, top_level)
+    for node in nodes.values():  # the decisions: one row above the lesson
+        if node.type == "decision":
+            node.level = nodes[top_id].level + 1
+    top_level = max(n.level for n in nodes.values())
     rows: dict[int, list[Placed]] = {}
     for node in sorted(nodes.values(), key=lambda n: (n.type, n.label, n.id)):
         rows.setdefault(node.level, []).append(node)
@@ -113,7 +118,7 @@ def lineage_svg(lineage: dict[str, Any]) -> SafeString:
     # Downward adjacency: from a node towards its evidence.
     down: dict[str, list[str]] = {n.id: [] for n in placed}
     for e in edges:
-        if e["kind"] == "derived_from":
+        if e["kind"] in ("derived_from", "based_on"):
             down[e["from"]].append(e["to"])
         else:
             down[e["to"]].append(e["from"])

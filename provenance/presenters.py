@@ -68,13 +68,20 @@ class LessonNodeOut(LessonOut):
     type = serializers.CharField(help_text="lesson")
 
 
+class DecisionNodeOut(DecisionOut):
+    """A decision resting on the lesson, in its lineage."""
+
+    type = serializers.CharField(help_text="decision")
+
+
 class LineageEdgeOut(serializers.Serializer):
-    """``from`` (a belief) --kind--> ``to`` (an observation, belief or lesson)."""
+    """``from`` (a belief) --kind--> ``to`` (an observation, belief or
+    lesson); or ``from`` a decision --based_on--> ``to`` the lesson."""
 
     # "from" is a Python keyword: declared through the class namespace.
     locals()["from"] = serializers.UUIDField()
     to = serializers.UUIDField()
-    kind = serializers.CharField(help_text="derived_from | supports | contradicts")
+    kind = serializers.CharField(help_text="derived_from | supports | contradicts | based_on")
 
 
 class LineageOut(serializers.Serializer):
@@ -83,7 +90,12 @@ class LineageOut(serializers.Serializer):
     lesson = serializers.UUIDField()
     nodes = PolymorphicProxySerializer(
         component_name="LineageNode",
-        serializers={"lesson": LessonNodeOut, "belief": BeliefOut, "observation": ObservationOut},
+        serializers={
+            "lesson": LessonNodeOut,
+            "belief": BeliefOut,
+            "observation": ObservationOut,
+            "decision": DecisionNodeOut,
+        },
         resource_type_field_name="type",
         many=True,
     )
@@ -176,4 +188,11 @@ def lesson_lineage(lesson_id: uuid.UUID, *, curator: bool = False) -> dict[str, 
     ]
     nodes += [belief_out(b) for b in Belief.objects.select_related("agent").filter(id__in=beliefs)]
     nodes += [observation_out(o) for o in Observation.objects.filter(id__in=observations)]
+    # The decisions agents made on the strength of the lesson, above it.
+    decisions = Decision.objects.select_related("agent").filter(
+        id__in=DecisionBasis.objects.filter(lesson_id=lesson.id).values("decision_id")
+    )
+    for decision in decisions:
+        nodes.append({**decision_out(decision), "type": "decision"})
+        edges.append({"from": str(decision.id), "to": str(lesson.id), "kind": "based_on"})
     return {"lesson": str(lesson.id), "nodes": nodes, "edges": edges}

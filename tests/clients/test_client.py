@@ -278,7 +278,10 @@ def test_observations_beliefs_lineage_decisions_and_invalidation(connect):
     assert (change.id, change.after) == (lesson.id, "unsupported")
     [flagged] = as_bob.decisions(status="needs_review")
     assert flagged.id == decision.id and flagged.review_reason
-    assert as_bob.lineage(lesson.id).node(source.id).valid is False
+    lineage = as_bob.lineage(lesson.id)
+    assert lineage.node(source.id).valid is False
+    [standing] = lineage.of_type("decision")
+    assert standing.as_decision().id == decision.id and standing.status == "needs_review"
 
 
 def test_low_confidence_and_unsupported_are_two_states(connect):

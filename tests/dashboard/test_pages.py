@@ -197,3 +197,27 @@ def test_the_lessons_page_shows_what_waits_for_a_second_source(client, two_tenan
     assert "other agents do not recall it until one comes" in page
     waiting = client.get("/dashboard/lessons/?status=active&corroboration=single-source")
     assert str(a.lesson_id) in waiting.content.decode()
+
+
+def test_the_lineage_graph_puts_the_decisions_above_the_lesson():
+    from dashboard.lineage import layout, lineage_svg
+
+    lineage = {
+        "lesson": "L",
+        "nodes": [
+            {"id": "O", "type": "observation", "content": "log line", "valid": True},
+            {"id": "B", "type": "belief", "content": "a belief", "status": "active"},
+            {"id": "L", "type": "lesson", "content": "the lesson", "status": "active"},
+            {"id": "D", "type": "decision", "action": "moved the job", "status": "needs_review"},
+        ],
+        "edges": [
+            {"from": "B", "to": "O", "kind": "derived_from"},
+            {"from": "B", "to": "L", "kind": "supports"},
+            {"from": "D", "to": "L", "kind": "based_on"},
+        ],
+    }
+    placed, _, _, _ = layout(lineage)
+    level = {n.id: n.level for n in placed}
+    assert level["O"] < level["B"] < level["L"] < level["D"]
+    svg = str(lineage_svg(lineage))
+    assert 'class="node decision needs_review"' in svg and "moved the job" in svg

@@ -157,7 +157,11 @@ def test_invalidating_the_source_retracts_the_chain_and_flags_the_decision(api):
     assert again.status_code == 409
     lineage = api.get(f"/lessons/{chain['lesson']}/lineage", headers=a.headers).json()
     kinds = sorted(n["type"] for n in lineage["nodes"])
-    assert kinds == ["belief", "belief", "belief", "lesson", "observation"]
+    assert kinds == ["belief", "belief", "belief", "decision", "lesson", "observation"]
+    # The decision stands on the lesson in the graph, flagged.
+    [node] = [n for n in lineage["nodes"] if n["type"] == "decision"]
+    assert (node["id"], node["status"]) == (decision["id"], "needs_review")
+    assert {"from": decision["id"], "to": chain["lesson"], "kind": "based_on"} in lineage["edges"]
     [floor] = [n for n in lineage["nodes"] if n["type"] == "observation"]
     assert floor["valid"] is False
     assert {n["status"] for n in lineage["nodes"] if n["type"] == "belief"} == {"retracted"}

@@ -274,14 +274,15 @@ class Decision:
 
 @dataclass(frozen=True)
 class LineageNode:
-    """A node of a lesson's lineage: a lesson, a belief or an observation.
-    ``status`` is a lesson's or a belief's status, ``valid`` an
-    observation's validity; the typed node is :meth:`as_lesson`,
-    :meth:`as_belief` or :meth:`as_observation`."""
+    """A node of a lesson's lineage: a lesson, a belief, an observation, or
+    a decision based on the lesson. ``status`` is a lesson's, a belief's or
+    a decision's status, ``valid`` an observation's validity; the typed node
+    is :meth:`as_lesson`, :meth:`as_belief`, :meth:`as_observation` or
+    :meth:`as_decision` (a decision has an ``action``, no ``content``)."""
 
     id: str
     type: str
-    content: str
+    content: str = ""
     created_at: datetime | None = None
     status: str | None = None
     valid: bool | None = None
@@ -292,6 +293,9 @@ class LineageNode:
 
     def as_belief(self) -> Belief:
         return Belief.from_json(self._expect("belief"))
+
+    def as_decision(self) -> Decision:
+        return Decision.from_json(self._expect("decision"))
 
     def as_observation(self) -> Observation:
         return Observation.from_json(self._expect("observation"))
