@@ -102,65 +102,114 @@ class LLMAgent:
 
     # --- the loop ----------------------------------------------------------
     def run(self) -> Report:
-        step = self._openai if self.provider == "openai" else self._anthropic
-        step()
+        def call(name: str, args: dict[str, Any]) -> str | None:
+            return None if name == "done" else self._tool(name, args)
+
+        self.report.tokens += converse(
+            provider=self.provider, model=self.model, base_url=self.base_url,
+            api_key=self.api_key, system=SYSTEM.format(**self.phrasing), user="Begin.",
+            tools=TOOLS, call=call,
+        )  # fmt: skip
         self.report.steps = self.world.steps
         self.report.outcome = "deployed" if self.world.deployed else "failed"
         return self.report
 
-    def _openai(self) -> None:
-        from openai import OpenAI
 
-        llm = OpenAI(api_key=self.api_key, base_url=self.base_url, max_retries=3)
-        tools = [{"type": "function", "function": t} for t in TOOLS]
-        messages: list[Any] = [{"role": "system", "content": SYSTEM.format(**self.phrasing)}]
-        for _ in range(MAX_TURNS):
-            answer = llm.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                tools=tools,  # type: ignore[arg-type]
-                temperature=0,
-            )
-            if answer.usage:
-                self.report.tokens += answer.usage.total_tokens
-            message = answer.choices[0].message
-            calls = message.tool_calls or []
-            messages.append({"role": "assistant", "content": message.content or "",
-                             "tool_calls": [c.model_dump() for c in calls]})  # fmt: skip
-            if not calls:
-                return
-            for call in calls:
-                name = call.function.name  # type: ignore[union-attr]
-                if name == "done":
-                    return
-                args = json.loads(call.function.arguments or "{}")  # type: ignore[union-attr]
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": self._tool(name, args)}
-                )
+def converse(
+    *,
+    provider: str,
+    model: str,
+    base_url: str | None,
+    api_key: str,
+    system: str,
+    user: str,
+    tools: list[dict[str, Any]],
+    call: Callable[[str, dict[str, Any]], str | None],
+    max_turns: int = MAX_TURNS,
+) -> int:
+    """Let the model work through tool calls until it answers without one,
+    or a tool's ``call`` returns None (a terminal tool: done, answer).
+    ``provider``: ``openai`` (any OpenAI-compatible server) or
+    ``anthropic``. Returns the tokens the provider reported."""
+    if provider == "openai":
+        return _openai(model, base_url, api_key, system, user, tools, call, max_turns)
+    return _anthropic(model, base_url, api_key, system, user, tools, call, max_turns)
 
-    def _anthropic(self) -> None:
-        from anthropic import Anthropic
 
-        llm = Anthropic(api_key=self.api_key, base_url=self.base_url, max_retries=3)
-        tools = [{"name": t["name"], "description": t["description"],
-                  "input_schema": t["parameters"]} for t in TOOLS]  # fmt: skip
-        messages: list[Any] = [{"role": "user", "content": "Begin."}]
-        for _ in range(MAX_TURNS):
-            answer = llm.messages.create(
-                model=self.model, max_tokens=1024, system=SYSTEM.format(**self.phrasing),
-                messages=messages, tools=tools,  # type: ignore[arg-type]
-            )  # fmt: skip
-            self.report.tokens += answer.usage.input_tokens + answer.usage.output_tokens
-            messages.append(
-                {"role": "assistant", "content": [b.model_dump() for b in answer.content]}
-            )
-            uses = [b for b in answer.content if b.type == "tool_use"]
-            if not uses:
-                return
-            results = []
-            for use in uses:
-                if use.name == "done":
-                    return
-                results.append({"type": "tool_result", "tool_use_id": use.id,
-                                "content": self._tool(use.name, dict(use.input))})  # type: ignore[arg-type]  # fmt: skip
-            messages.append({"role": "user", "content": results})
+def _openai(
+    model: str,
+    base_url: str | None,
+    api_key: str,
+    system: str,
+    user: str,
+    tools: list[dict[str, Any]],
+    call: Callable[[str, dict[str, Any]], str | None],
+    max_turns: int,
+) -> int:
+    from openai import OpenAI
+
+    llm = OpenAI(api_key=api_key, base_url=base_url, max_retries=3)
+    offered = [{"type": "function", "function": t} for t in tools]
+    messages: list[Any] = [{"role": "system", "content": system},
+                           {"role": "user", "content": user}]  # fmt: skip
+    tokens = 0
+    for _ in range(max_turns):
+        answer = llm.chat.completions.create(
+            model=model,
+            messages=messages,
+            tools=offered,  # type: ignore[arg-type]
+            temperature=0,
+        )
+        if answer.usage:
+            tokens += answer.usage.total_tokens
+        message = answer.choices[0].message
+        calls = message.tool_calls or []
+        messages.append({"role": "assistant", "content": message.content or "",
+                         "tool_calls": [c.model_dump() for c in calls]})  # fmt: skip
+        if not calls:
+            return tokens
+        for tool_call in calls:
+            name = tool_call.function.name  # type: ignore[union-attr]
+            args = json.loads(tool_call.function.arguments or "{}")  # type: ignore[union-attr]
+            result = call(name, args)
+            if result is None:
+                return tokens
+            messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": result})
+    return tokens
+
+
+def _anthropic(
+    model: str,
+    base_url: str | None,
+    api_key: str,
+    system: str,
+    user: str,
+    tools: list[dict[str, Any]],
+    call: Callable[[str, dict[str, Any]], str | None],
+    max_turns: int,
+) -> int:
+    from anthropic import Anthropic
+
+    llm = Anthropic(api_key=api_key, base_url=base_url, max_retries=3)
+    offered = [{"name": t["name"], "description": t["description"],
+                "input_schema": t["parameters"]} for t in tools]  # fmt: skip
+    messages: list[Any] = [{"role": "user", "content": user}]
+    tokens = 0
+    for _ in range(max_turns):
+        answer = llm.messages.create(
+            model=model, max_tokens=1024, system=system, messages=messages,
+            tools=offered,  # type: ignore[arg-type]
+        )  # fmt: skip
+        tokens += answer.usage.input_tokens + answer.usage.output_tokens
+        messages.append({"role": "assistant", "content": [b.model_dump() for b in answer.content]})
+        uses = [b for b in answer.content if b.type == "tool_use"]
+        if not uses:
+            return tokens
+        results = []
+        for use in uses:
+            result = call(use.name, dict(use.input))  # type: ignore[arg-type]
+            if result is None:
+                return tokens
+            results.append({"type": "tool_result", "tool_use_id": use.id, "content": result})
+        messages.append({"role": "user", "content": results})
+    return tokens

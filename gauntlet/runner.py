@@ -32,7 +32,8 @@ class GauntletReport:
     chart: Path | None = None
 
 
-def _keys(slug: str, agents: list[tuple[str, Role]]) -> dict[str, str]:
+def keys_issue(slug: str, agents: list[tuple[str, Role]]) -> dict[str, str]:
+    """A fresh tenant ``slug`` with these agents, one new key each."""
     with cross_tenant(reason=f"gauntlet: keys for {slug}"):
         tenant = tenant_ensure(slug=slug)
         return {
@@ -85,7 +86,7 @@ def gauntlet_run(
     stamp = timezone.now().strftime("%Y%m%d%H%M%S")
     slug = f"gauntlet-{stamp}"
     names = ["agent-a", "agent-b", *[f"agent-g{g}" for g in range(3, generations + 1)]]
-    keys = _keys(slug, [(name, Role.WRITER) for name in names])
+    keys = keys_issue(slug, [(name, Role.WRITER) for name in names])
     report = GauntletReport(tenant=slug)
     for generation, name in enumerate(names, start=1):
         report.results.append(
@@ -119,7 +120,7 @@ def _poison_run(url: str, slug: str, llm: dict[str, str] | None) -> dict[str, An
     in one transaction; the chain stays readable."""
     from tributary_client import Tributary
 
-    keys = _keys(slug, [("mallory", Role.WRITER), ("agent-c", Role.CURATOR)])
+    keys = keys_issue(slug, [("mallory", Role.WRITER), ("agent-c", Role.CURATOR)])
     planted = run_agent(url, keys["mallory"], "--name", "mallory", "--poison")
     agent_c = run_agent(url, keys["agent-c"], "--name", "agent-c", "--generation", "2", llm=llm)
     truth = next((entry for entry in agent_c["lessons"] if entry["remedy"] == "batch_header"), None)

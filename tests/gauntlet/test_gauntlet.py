@@ -129,3 +129,61 @@ def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
         assert result["type"] == "tool_result" and "<untrusted-data" in result["content"]
     with tenant_context(caller.agent.tenant_id):
         assert Lesson.objects.get().content.startswith("When ld exits 137")
+
+
+def test_the_tool_discipline_evaluation_counts_memory_use_by_kind_of_task(live_server, openai_fake):
+    """The harness against the loopback fake (the script decides what the
+    'model' does): it offers memory and a computation tool, counts recalls
+    and learns per task, and grades the controls' answers."""
+    import hashlib
+
+    from gauntlet.discipline import TASKS, discipline_run
+    from tests.conftest import learn_now, make_caller
+    from tests.fake_llm import tool_calls
+
+    caller = make_caller("discipline", "agent-d")
+    learn_now(caller, "Bulk calls to the billing API need the X-Batch: 1 header.")
+    answer = lambda text: tool_calls(("answer", {"text": text}))  # noqa: E731
+    recall = lambda query: tool_calls(("recall", {"query": query}))  # noqa: E731
+    openai_fake.script = [
+        recall("deploying service-api"), answer("deploy with X-Batch: true"),
+        recall("ld exited 137"), answer("clear the build cache"),
+        answer("set database.pool.max_size"),  # an operational task without a recall
+        recall("billing API bulk header"), answer("X-Batch: 1"),
+        tool_calls(("sha256", {"text": "tributary"})),
+        answer(hashlib.sha256(b"tributary").hexdigest()),
+        answer("391"),
+        recall("reverse a string"), answer("yromem"),  # a control that used memory
+        answer("6"),  # a control answered wrong
+    ]  # fmt: skip
+    llm = {
+        "GAUNTLET_LLM": "openai", "GAUNTLET_LLM_MODEL": "agent-model",
+        "GAUNTLET_LLM_BASE_URL": openai_fake.url + "/v1", "GAUNTLET_LLM_API_KEY": "sk",
+    }  # fmt: skip
+    report = discipline_run(url=live_server.url, key=caller.key, llm=llm)
+    assert [t.recalls for t in report.tasks] == [1, 1, 0, 1, 0, 0, 1, 0]
+    assert [t.correct for t in report.tasks] == [None] * 4 + [True, True, True, False]
+    assert report.summary() == {
+        "operational_recall_rate": 0.75, "control_memory_use_rate": 0.25,
+        "controls_correct": 0.75, "tokens": 13 * 320,
+    }  # fmt: skip
+    sent = openai_fake.requests
+    assert len(sent) == 13 and len(TASKS) == 8
+    first = sent[0]["body"]
+    assert "Do not use memory for pure computation" in first["messages"][0]["content"]
+    assert first["messages"][1]["content"] == TASKS[0].prompt
+    assert {t["function"]["name"] for t in first["tools"]} == {
+        "recall", "learn", "sha256", "answer",
+    }  # fmt: skip
+    recalled = sent[6]["body"]["messages"][-1]["content"]  # the billing task's recall
+    assert "<untrusted-data" in recalled and "X-Batch: 1" in recalled
+    hashed = sent[8]["body"]["messages"][-1]["content"]
+    assert hashed == hashlib.sha256(b"tributary").hexdigest()
+
+
+def test_the_tool_discipline_evaluation_needs_a_configured_model(settings):
+    from django.core.management.base import CommandError
+
+    settings.TRIBUTARY_JUDGE = "offline"
+    with pytest.raises(CommandError, match="--discipline needs"):
+        call_command("gauntlet", "--discipline")

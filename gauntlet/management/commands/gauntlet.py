@@ -47,10 +47,18 @@ class Command(BaseCommand):
             "--agents", choices=["auto", "scripted", "llm"], default="auto",
             help="auto: LLM agents when TRIBUTARY_JUDGE names a model provider, else scripted",
         )  # fmt: skip
+        parser.add_argument(
+            "--discipline", action="store_true",
+            help="instead: the tool-discipline evaluation of the configured model (does it "
+            "recall on operational tasks and leave memory alone on pure computation?)",
+        )  # fmt: skip
 
     def handle(self, *args: Any, **options: Any) -> None:
         from gauntlet.runner import gauntlet_run, llm_environment
 
+        if options["discipline"]:
+            self._discipline(options["url"])
+            return
         if options["generations"] < 2:
             raise CommandError("--generations must be at least 2 (agent-a, then agent-b)")
         llm = None if options["agents"] == "scripted" else llm_environment()
@@ -67,6 +75,37 @@ class Command(BaseCommand):
                 server.terminate()
                 server.wait(timeout=60)
         self._print(report)
+
+    def _discipline(self, url: str | None) -> None:
+        from django.utils import timezone
+
+        from accounts.models import Role
+        from gauntlet.discipline import discipline_run
+        from gauntlet.runner import keys_issue, llm_environment
+
+        llm = llm_environment()
+        if llm is None:
+            raise CommandError("--discipline needs TRIBUTARY_JUDGE=openai|anthropic and a model")
+        slug = f"discipline-{timezone.now():%Y%m%d%H%M%S}"
+        key = keys_issue(slug, [("agent-d", Role.WRITER)])["agent-d"]
+        url, server = self._service(url)
+        try:
+            report = discipline_run(url=url, key=key, llm=llm)
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=60)
+        w = self.stdout.write
+        w(f"\nTool discipline — {llm['GAUNTLET_LLM']} {llm['GAUNTLET_LLM_MODEL']}, tenant {slug}\n")
+        w(f"{'kind':<12} {'recalls':>7} {'learns':>6} {'correct':>7}  task")
+        for t in report.tasks:
+            correct = "" if t.correct is None else ("yes" if t.correct else "no")
+            w(f"{t.kind:<12} {t.recalls:>7} {t.learns:>6} {correct:>7}  {t.prompt}")
+        s = report.summary()
+        w(f"\noperational tasks with a recall: {s['operational_recall_rate']:.0%} (higher is "
+          f"better); controls that used memory: {s['control_memory_use_rate']:.0%} (lower is "
+          f"better); controls answered right: {s['controls_correct']:.0%}; "
+          f"tokens: {s['tokens']}")  # fmt: skip
 
     def _service(self, url: str | None) -> tuple[str, subprocess.Popen[bytes] | None]:
         if url:
