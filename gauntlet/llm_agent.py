@@ -16,6 +16,7 @@ import json
 import os
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tributary_client import Tributary
@@ -131,31 +132,33 @@ def converse(
     or a tool's ``call`` returns None (a terminal tool: done, answer).
     ``provider``: ``openai`` (any OpenAI-compatible server) or
     ``anthropic``. Returns the tokens the provider reported."""
-    if provider == "openai":
-        return _openai(model, base_url, api_key, system, user, tools, call, max_turns)
-    return _anthropic(model, base_url, api_key, system, user, tools, call, max_turns)
+    c = _Conversation(model, base_url, api_key, system, user, tools, call, max_turns)
+    return _openai(c) if provider == "openai" else _anthropic(c)
 
 
-def _openai(
-    model: str,
-    base_url: str | None,
-    api_key: str,
-    system: str,
-    user: str,
-    tools: list[dict[str, Any]],
-    call: Callable[[str, dict[str, Any]], str | None],
-    max_turns: int,
-) -> int:
+@dataclass(frozen=True)
+class _Conversation:
+    model: str
+    base_url: str | None
+    api_key: str
+    system: str
+    user: str
+    tools: list[dict[str, Any]]
+    call: Callable[[str, dict[str, Any]], str | None]
+    max_turns: int
+
+
+def _openai(c: _Conversation) -> int:
     from openai import OpenAI
 
-    llm = OpenAI(api_key=api_key, base_url=base_url, max_retries=3)
-    offered = [{"type": "function", "function": t} for t in tools]
-    messages: list[Any] = [{"role": "system", "content": system},
-                           {"role": "user", "content": user}]  # fmt: skip
+    llm = OpenAI(api_key=c.api_key, base_url=c.base_url, max_retries=3)
+    offered = [{"type": "function", "function": t} for t in c.tools]
+    messages: list[Any] = [{"role": "system", "content": c.system},
+                           {"role": "user", "content": c.user}]  # fmt: skip
     tokens = 0
-    for _ in range(max_turns):
+    for _ in range(c.max_turns):
         answer = llm.chat.completions.create(
-            model=model,
+            model=c.model,
             messages=messages,
             tools=offered,  # type: ignore[arg-type]
             temperature=0,
@@ -165,39 +168,30 @@ def _openai(
         message = answer.choices[0].message
         calls = message.tool_calls or []
         messages.append({"role": "assistant", "content": message.content or "",
-                         "tool_calls": [c.model_dump() for c in calls]})  # fmt: skip
+                         "tool_calls": [x.model_dump() for x in calls]})  # fmt: skip
         if not calls:
             return tokens
         for tool_call in calls:
             name = tool_call.function.name  # type: ignore[union-attr]
             args = json.loads(tool_call.function.arguments or "{}")  # type: ignore[union-attr]
-            result = call(name, args)
+            result = c.call(name, args)
             if result is None:
                 return tokens
             messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": result})
     return tokens
 
 
-def _anthropic(
-    model: str,
-    base_url: str | None,
-    api_key: str,
-    system: str,
-    user: str,
-    tools: list[dict[str, Any]],
-    call: Callable[[str, dict[str, Any]], str | None],
-    max_turns: int,
-) -> int:
+def _anthropic(c: _Conversation) -> int:
     from anthropic import Anthropic
 
-    llm = Anthropic(api_key=api_key, base_url=base_url, max_retries=3)
+    llm = Anthropic(api_key=c.api_key, base_url=c.base_url, max_retries=3)
     offered = [{"name": t["name"], "description": t["description"],
-                "input_schema": t["parameters"]} for t in tools]  # fmt: skip
-    messages: list[Any] = [{"role": "user", "content": user}]
+                "input_schema": t["parameters"]} for t in c.tools]  # fmt: skip
+    messages: list[Any] = [{"role": "user", "content": c.user}]
     tokens = 0
-    for _ in range(max_turns):
+    for _ in range(c.max_turns):
         answer = llm.messages.create(
-            model=model, max_tokens=1024, system=system, messages=messages,
+            model=c.model, max_tokens=1024, system=c.system, messages=messages,
             tools=offered,  # type: ignore[arg-type]
         )  # fmt: skip
         tokens += answer.usage.input_tokens + answer.usage.output_tokens
@@ -207,7 +201,7 @@ def _anthropic(
             return tokens
         results = []
         for use in uses:
-            result = call(use.name, dict(use.input))  # type: ignore[arg-type]
+            result = c.call(use.name, dict(use.input))  # type: ignore[arg-type]
             if result is None:
                 return tokens
             results.append({"type": "tool_result", "tool_use_id": use.id, "content": result})
