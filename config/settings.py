@@ -445,8 +445,9 @@ if TRIBUTARY_MCP_TOOLSET not in {"tributary", "naaba", "all"}:
 # PUT /api/v1/curation/policies/<kind> or the admin): ceiling (max active
 # lessons; None: none), ttl_seconds (None: never expires), half_life_days
 # (confidence decay while not useful; None: no decay), retire_below (a
-# decayed confidence under it is withered), eviction (retire | erase) and
-# merge_duplicates (the gardener merges near-duplicates a judge confirms).
+# decayed confidence under it is withered), eviction (retire | erase),
+# merge_duplicates (the gardener merges near-duplicates a judge confirms) and
+# pinned (lessons of the kind are pinned when learned).
 TRIBUTARY_KIND_POLICIES: dict[str, dict[str, Any]] = {
     "lesson": {"ceiling": 100_000, "ttl_seconds": None, "half_life_days": 90.0,
                "retire_below": 0.2, "eviction": "retire", "merge_duplicates": True},
@@ -459,6 +460,8 @@ TRIBUTARY_KIND_POLICIES: dict[str, dict[str, Any]] = {
     "session": {"ceiling": 1000, "ttl_seconds": 86400, "half_life_days": 1.0,
                 "retire_below": 0.2, "eviction": "erase", "merge_duplicates": False},
 }  # fmt: skip
+for _policy in TRIBUTARY_KIND_POLICIES.values():
+    _policy["pinned"] = False  # no kind's lessons are pinned when learned, by default
 _kind_policy_overrides = env_str(
     "TRIBUTARY_KIND_POLICIES",
     None,

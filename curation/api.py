@@ -100,6 +100,7 @@ class KindPolicyApi(APIView):
         retire_below = StrictFloatField(min_value=0.0, max_value=1.0, required=False)
         eviction = serializers.ChoiceField(choices=Eviction.choices, required=False)
         merge_duplicates = StrictBooleanField(required=False)
+        pinned = StrictBooleanField(required=False)
         reason = StrictCharField(max_length=1000, allow_blank=True, default="")
 
     @extend_schema(

@@ -44,6 +44,7 @@ class KindPolicyOut(serializers.Serializer):
     retire_below = serializers.FloatField()
     eviction = serializers.CharField(help_text="retire | erase")
     merge_duplicates = serializers.BooleanField()
+    pinned = serializers.BooleanField(help_text="lessons of the kind are pinned when learned")
     # A declared field (DRF's metaclass takes it out of the class), not Field.source.
     source = serializers.CharField(help_text="default | tenant")  # type: ignore[assignment]
     updated_by = serializers.CharField()

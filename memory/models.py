@@ -406,6 +406,9 @@ class KindPolicy(models.Model):
     retire_below = models.FloatField(default=0.2)
     eviction = models.CharField(max_length=8, choices=Eviction.choices, default=Eviction.RETIRE)
     merge_duplicates = models.BooleanField(default=True)
+    # Lessons of the kind are pinned when learned: never decayed, expired,
+    # evicted or merged away (e.g. a tenant's standing preferences).
+    pinned = models.BooleanField(default=False)
     updated_by = models.CharField(max_length=200, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 

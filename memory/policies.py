@@ -16,6 +16,7 @@ from memory.models import Kind, KindPolicy
 
 POLICY_FIELDS = (
     "ceiling", "ttl_seconds", "half_life_days", "retire_below", "eviction", "merge_duplicates",
+    "pinned",
 )  # fmt: skip
 
 
@@ -29,6 +30,7 @@ class EffectivePolicy:
     eviction: str
     merge_duplicates: bool
     source: str  # default | tenant
+    pinned: bool = False  # lessons of the kind are pinned when learned
     updated_by: str = ""
     updated_at: datetime | None = None
 

@@ -357,6 +357,8 @@ def test_disputes_stats_and_curation(connect):
         "session", 3600, None, "tenant",
     )  # fmt: skip
     assert policy.updated_at is not None and policy.updated_by
+    assert policy.pinned is False
+    assert as_carol.set_kind_policy("preference", pinned=True, reason="standing").pinned is True
     assert as_alice.curation_state().policies["session"].ttl_seconds == 3600
     with pytest.raises(NotFound) as unknown:
         as_carol.set_kind_policy("gossip", ceiling=3)

@@ -107,6 +107,25 @@ def test_with_default_policies_learning_past_a_ceiling_evicts_the_least_recently
     assert (line["rule"], line["action"], line["count"]) == ("ceiling", "retire", 1)
 
 
+def test_a_writer_asks_for_a_pinned_kind_through_its_policy(api):
+    """A curator pins a kind by policy; what a writer then learns of that
+    kind is pinned, and a ceiling does not evict it."""
+    alice = make_caller("garden", "alice")
+    carol = make_caller("garden", "carol", Role.CURATOR)
+    before = learn_now(alice, FACTS[0], kind="preference")
+    policy = put_policy(api, carol, "preference", pinned=True, ceiling=1, reason="standing prefs")
+    assert policy["pinned"] is True and policy["source"] == "tenant"
+    pinned = [learn_now(alice, text, kind="preference") for text in FACTS[1:3]]
+    other = learn_now(alice, FACTS[3], kind="fact")
+    assert [lesson_of(alice, r).pinned for r in (before, *pinned, other)] == [
+        False, True, True, False,
+    ]  # fmt: skip
+    call_command("garden", tenant="garden", step=["ceilings"])
+    now = statuses(alice)
+    # Over the ceiling of 1: only the unpinned one could go, and it went.
+    assert [now[r.lesson_id][0] for r in (before, *pinned)] == ["retired", "active", "active"]
+
+
 def test_a_ceiling_evicts_the_least_recently_useful_not_the_oldest(api, superuser_sql):
     alice = make_caller("garden", "alice")
     carol = make_caller("garden", "carol", Role.CURATOR)

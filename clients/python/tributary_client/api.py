@@ -410,6 +410,7 @@ def set_kind_policy(
     retire_below: float = UNSET,
     eviction: str = UNSET,
     merge_duplicates: bool = UNSET,
+    pinned: bool = UNSET,
     reason: str = "",
 ) -> Call[KindPolicy]:
     """Set how a kind is forgotten (curator). Fields left out take the
@@ -423,6 +424,7 @@ def set_kind_policy(
             "retire_below": retire_below,
             "eviction": eviction,
             "merge_duplicates": merge_duplicates,
+            "pinned": pinned,
             "reason": reason,
         }.items()
         if value is not UNSET

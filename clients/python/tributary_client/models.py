@@ -447,6 +447,7 @@ class KindPolicy:
     retire_below: float
     eviction: str
     merge_duplicates: bool
+    pinned: bool = False  # lessons of the kind are pinned when learned
     source: str = "default"
     updated_by: str = ""
     updated_at: datetime | None = None

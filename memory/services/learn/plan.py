@@ -84,6 +84,7 @@ class Plan:
 
     policy: dict[str, Any]  # the tenant's corroboration policy
     ttls: dict[str, int | None]  # kind → seconds a new lesson lives (kind policies)
+    pinned_kinds: set[str]  # kinds whose new lessons are pinned (kind policies)
     seen_versions: dict[int, int | None]  # scope id → version read (None: not checked)
     scope_of_kind: dict[str, int]
     new: dict[uuid.UUID, Lesson] = field(default_factory=dict)
@@ -139,10 +140,11 @@ def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded
             )  # fmt: skip
             found.update({i.request.id: c for i, c in zip(of_kind, many, strict=True)})
         policy = corroboration_policy(tenant_id)
-        ttls = {kind: p.ttl_seconds for kind, p in kind_policies(tenant_id).items()}
+        forgetting = kind_policies(tenant_id)
     plan = Plan(
         policy=policy,
-        ttls=ttls,
+        ttls={kind: p.ttl_seconds for kind, p in forgetting.items()},
+        pinned_kinds={kind for kind, p in forgetting.items() if p.pinned},
         seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
         scope_of_kind={kind: s.id for kind, s in scopes.items()},
         candidates_ms=(time.perf_counter() - started) * 1000 / len(items),
@@ -287,6 +289,7 @@ def _decide(
             status=status,
             confidence=request.confidence,
             author_id=request.agent_id,
+            pinned=request.kind in plan.pinned_kinds,
         )
         ttl = plan.ttls.get(request.kind)
         if ttl:
