@@ -115,6 +115,11 @@ def test_over_http_the_tools_learn_and_recall_within_one_tenant(mcp_url):
             [hit] = recalled["results"]
             assert hit["lesson"]["content"] == LESSON and hit["trust"]["author"] == "alice"
             lesson_id = hit["lesson"]["id"]
+            # The promotion gate per recall: one source is not two.
+            gated = {"query": "deploy API rate limited 429", "min_independent_sources": 2}
+            assert payload(await session.call_tool("tribal_recall", gated))["results"] == []
+            gated["min_independent_sources"] = 1
+            assert len(payload(await session.call_tool("tribal_recall", gated))["results"]) == 1
             trace = payload(await session.call_tool("tribal_trace", {"lesson_id": lesson_id}))
             assert {n["type"] for n in trace["nodes"]} == {"lesson", "belief", "observation"}
             stats = payload(await session.call_tool("tribal_stats", {}))
