@@ -110,4 +110,9 @@ class Router:
 
 
 def build(django_app: ASGIApp) -> Router:
+    """The one ASGI app: Django, and ``/mcp`` behind the gate. Each app
+    gets a session manager of its own (the SDK's runs once per instance,
+    so a second app built in the same process - a second server in tests -
+    would fail at start-up with the first one's)."""
+    mcp._session_manager = None
     return Router(django_app, mcp.streamable_http_app())
