@@ -130,6 +130,20 @@ def stop_worker(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+@pytest.fixture(scope="module")
+def module_worker(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[subprocess.Popen[bytes]]:
+    """One real Celery worker for a whole module (it is slow to start)."""
+    from config.celery import app
+
+    app.control.purge()  # messages left by earlier tests name rows that are gone
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    proc = start_worker(log, f"module-{os.getpid()}")
+    yield proc
+    stop_worker(proc)
+
+
 @pytest.fixture
 def celery_worker_process(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     from config.celery import app

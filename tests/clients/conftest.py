@@ -5,15 +5,13 @@ tests that wait for learn outcomes."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from tributary_client import AsyncTributary, Tributary
 
-from tests.conftest import Caller, start_worker, stop_worker
+from tests.conftest import Caller
 
 
 class Blocking:
@@ -72,17 +70,3 @@ def sync_client(live_server: Any) -> Iterator[Callable[[Caller], Tributary]]:
     yield connect
     for client in opened:
         client.close()
-
-
-@pytest.fixture(scope="module")
-def module_worker(
-    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[subprocess.Popen[bytes]]:
-    """One real Celery worker for a whole module (it is slow to start)."""
-    from config.celery import app
-
-    app.control.purge()  # messages left by earlier tests name rows that are gone
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    proc = start_worker(log, f"clients-{os.getpid()}")
-    yield proc
-    stop_worker(proc)

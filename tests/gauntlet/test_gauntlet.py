@@ -45,7 +45,7 @@ def test_an_agent_uses_a_lesson_only_by_matching_its_own_actions():
 
 @pytest.mark.slow
 def test_the_gauntlet_measures_what_shared_memory_saves(
-    live_server, celery_worker_process, tmp_path, client
+    live_server, module_worker, tmp_path, client
 ):
     chart = tmp_path / "curve.png"
     out = io.StringIO()
@@ -87,7 +87,7 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
 @pytest.mark.slow
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
-    live_server, celery_worker_process, openai_fake, provider
+    live_server, module_worker, openai_fake, provider
 ):
     from gauntlet.runner import run_agent
     from tests.conftest import make_caller
