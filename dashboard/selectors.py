@@ -17,6 +17,8 @@ from accounts.models import Agent
 from gauntlet.models import GauntletResult
 from memory.models import Dispute, DisputeStatus, Event, EventKind, LearnRequest, Lesson
 from memory.selectors import lesson_recall, valid_at, visible_lessons
+from provenance.models import Decision, DecisionStatus
+from provenance.selectors import corroboration_policy, decision_bases, decisions_list
 
 
 def feed_summary(*, limit: int) -> dict[str, Any]:
@@ -128,17 +130,8 @@ def gauntlet_latest_curve() -> list[tuple[int, int]]:
 def decisions_page(*, status: str, limit: int = 200) -> dict[str, Any]:
     """Decisions, newest first (``status`` needs_review or all), each with
     the lessons it rests on; and how many wait for review."""
-    from provenance.models import Decision, DecisionBasis, DecisionStatus
-
-    found = Decision.objects.select_related("agent").order_by("-created_at", "-id")
-    if status != "all":
-        found = found.filter(status=status)
-    rows = list(found[:limit])
-    basis: dict[uuid.UUID, list[uuid.UUID]] = {}
-    for decision_id, lesson_id in DecisionBasis.objects.filter(
-        decision_id__in=[d.id for d in rows]
-    ).values_list("decision_id", "lesson_id"):
-        basis.setdefault(decision_id, []).append(lesson_id)
+    rows = decisions_list(status=status, limit=limit, newest_first=True)
+    basis = decision_bases([d.id for d in rows])
     lessons = Lesson.objects.in_bulk([i for ids in basis.values() for i in ids])
     return {
         "status": status,
@@ -154,8 +147,6 @@ def promotion_gate(tenant_id: uuid.UUID) -> dict[str, Any]:
     """How many active lessons rest on one source only, and whether the
     tenant's policy holds them back from other agents until a second
     independent source corroborates them (``strict``)."""
-    from provenance.selectors import corroboration_policy
-
     return {
         "waiting": Lesson.objects.filter(status="active", corroboration="single-source").count(),
         "strict": bool(corroboration_policy(tenant_id)["strict"]),

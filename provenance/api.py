@@ -31,6 +31,7 @@ from provenance.presenters import (
     ObservationOut,
     belief_out,
     decision_out,
+    decisions_out,
     lesson_lineage,
     observation_out,
 )
@@ -164,7 +165,7 @@ class DecisionsApi(APIView):
         status = request.query_params.get("status", "all")
         if status not in (*DecisionStatus.values, "all"):
             raise ApplicationError("status must be ok, needs_review or all", code="invalid_choice")
-        return Response({"decisions": [decision_out(d) for d in decisions_list(status=status)]})
+        return Response({"decisions": decisions_out(decisions_list(status=status))})
 
 
 class DecisionReviewApi(APIView):

@@ -14,7 +14,7 @@ from memory.models import Lesson
 from memory.presenters import LessonOut, lessons_out
 from memory.selectors import lesson_get
 from provenance.models import Belief, Decision, DecisionBasis, Observation
-from provenance.selectors import LINEAGE_WALK
+from provenance.selectors import LINEAGE_WALK, decision_bases
 
 LINEAGE_MAX_NODES = 2000
 
@@ -141,14 +141,23 @@ def belief_out(b: Belief) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def decisions_out(decisions: list[Decision]) -> list[dict[str, Any]]:
+    """Decisions (their agents loaded), with the lessons each rests on: one
+    query for all of them."""
+    bases = decision_bases([d.id for d in decisions])
+    return [
+        {
+            "id": str(d.id), "agent": d.agent.name, "action": d.action, "status": d.status,
+            "review_reason": d.review_reason,
+            "based_on": [str(i) for i in bases.get(d.id, [])],
+            "created_at": d.created_at.isoformat(),
+        }
+        for d in decisions
+    ]  # fmt: skip
+
+
 def decision_out(d: Decision) -> dict[str, Any]:
-    return {
-        "id": str(d.id), "agent": d.agent.name, "action": d.action, "status": d.status,
-        "review_reason": d.review_reason,
-        "based_on": [str(i) for i in DecisionBasis.objects.filter(decision=d)
-                     .values_list("lesson_id", flat=True)],
-        "created_at": d.created_at.isoformat(),
-    }  # fmt: skip
+    return decisions_out([d])[0]
 
 
 _LINEAGE_SQL = f"""
@@ -192,7 +201,7 @@ def lesson_lineage(lesson_id: uuid.UUID, *, curator: bool = False) -> dict[str, 
     decisions = Decision.objects.select_related("agent").filter(
         id__in=DecisionBasis.objects.filter(lesson_id=lesson.id).values("decision_id")
     )
-    for decision in decisions:
-        nodes.append({**decision_out(decision), "type": "decision"})
-        edges.append({"from": str(decision.id), "to": str(lesson.id), "kind": "based_on"})
+    for out in decisions_out(list(decisions)):
+        nodes.append({**out, "type": "decision"})
+        edges.append({"from": out["id"], "to": str(lesson.id), "kind": "based_on"})
     return {"lesson": str(lesson.id), "nodes": nodes, "edges": edges}

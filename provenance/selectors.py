@@ -254,12 +254,28 @@ def lessons_evidence(lesson_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
     return found
 
 
-def decisions_list(*, status: str = "all", limit: int = 500) -> list[Any]:
-    """The tenant's decisions, oldest first (``status`` ok, needs_review or
-    all). Precondition: inside the tenant's context."""
+def decisions_list(
+    *, status: str = "all", limit: int = 500, newest_first: bool = False
+) -> list[Any]:
+    """The tenant's decisions, oldest first (or newest), with their agents
+    (``status`` ok, needs_review or all). Precondition: inside the tenant's
+    context."""
     from provenance.models import Decision
 
-    decisions = Decision.objects.select_related("agent").order_by("created_at")
+    order = ("-created_at", "-id") if newest_first else ("created_at", "id")
+    decisions = Decision.objects.select_related("agent").order_by(*order)
     if status != "all":
         decisions = decisions.filter(status=status)
     return list(decisions[:limit])
+
+
+def decision_bases(decision_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[uuid.UUID]]:
+    """The lessons each decision rests on, for many decisions in one query."""
+    from provenance.models import DecisionBasis
+
+    bases: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for decision_id, lesson_id in DecisionBasis.objects.filter(
+        decision_id__in=decision_ids
+    ).values_list("decision_id", "lesson_id"):
+        bases.setdefault(decision_id, []).append(lesson_id)
+    return bases
