@@ -25,3 +25,11 @@ class AgentPrincipal:
 
     def has_role(self, minimum: Role) -> bool:
         return ROLE_RANK[self.role] >= ROLE_RANK[minimum]
+
+    def require_curator(self, doing: str) -> None:
+        """Refuse (403) unless the caller is a curator: every curator-only
+        service checks here, whichever surface called it."""
+        if self.role != Role.CURATOR:
+            from config.errors import Forbidden
+
+            raise Forbidden(f"only a curator {doing}")

@@ -16,10 +16,9 @@ import uuid
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction
-from config.errors import ApplicationError, Conflict, Forbidden, NotFound
+from config.errors import ApplicationError, Conflict, NotFound
 from memory.models import Dispute, DisputeStatus, EventKind, Lesson, LessonStatus, Resolution
 from memory.services.events import curator_action_record, event_record
 from memory.services.transitions import Move, lessons_move
@@ -40,8 +39,7 @@ def dispute_resolve(
     *, principal: AgentPrincipal, dispute_id: uuid.UUID, resolution: str, note: str = ""
 ) -> Dispute:
     """Resolve an open dispute of the caller's tenant (curators only)."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator resolves disputes")
+    principal.require_curator("resolves disputes")
     if resolution not in Resolution.values or resolution == Resolution.WITHDRAWN:
         raise ApplicationError(f"unknown resolution {resolution!r}", code="invalid_choice")
 

@@ -11,9 +11,9 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import Role, Tenant
+from accounts.models import Tenant
 from accounts.principal import AgentPrincipal
-from config.errors import Forbidden, NotFound
+from config.errors import NotFound
 from memory.models import Eviction, Kind, KindPolicy, Lesson, LessonStatus
 from memory.policies import POLICY_FIELDS, EffectivePolicy, default_policy, kind_policies
 from memory.services.events import curator_action_record
@@ -24,8 +24,7 @@ def kind_policy_set(
 ) -> EffectivePolicy:
     """Replace the tenant's policy for ``kind``: fields left out take the
     default. Precondition: inside the tenant's context; fields validated."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator sets policies")
+    principal.require_curator("sets policies")
     tenant_id = principal.tenant_id
     if kind not in Kind.values:
         raise NotFound(f"no kind {kind!r}; kinds are {', '.join(Kind.values)}", code="unknown_kind")
@@ -61,8 +60,7 @@ def corroboration_policy_set(
     from provenance.selectors import corroboration_policy
     from provenance.services import lessons_evaluate
 
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator sets policies")
+    principal.require_curator("sets policies")
     tenant_id = principal.tenant_id
     overrides = {
         k: v for k, v in fields.items()

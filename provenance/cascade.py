@@ -19,10 +19,9 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction
-from config.errors import Conflict, Forbidden, NotFound
+from config.errors import Conflict, NotFound
 from provenance.models import (
     Belief,
     BeliefStatus,
@@ -76,8 +75,7 @@ def observation_invalidate(
     *, principal: AgentPrincipal, observation_id: uuid.UUID, reason: str
 ) -> dict[str, Any]:
     """Curators only. Returns the repair report."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator invalidates sources")
+    principal.require_curator("invalidates sources")
 
     def operation() -> dict[str, Any]:
         from memory.models import EventKind, Lesson, LessonStatus

@@ -8,10 +8,10 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from accounts.models import Agent, Role
+from accounts.models import Agent
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
-from config.errors import Forbidden, NotFound
+from config.errors import NotFound
 from memory.services.events import curator_action_record
 from provenance.models import (
     Belief,
@@ -303,8 +303,7 @@ def decision_record(
 def decision_review(*, principal: AgentPrincipal, decision_id: uuid.UUID, reason: str) -> Decision:
     """Curator: a decision flagged ``needs_review`` (a lesson it rested on
     fell) was looked at; its status is ``ok`` again. Audited."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator reviews decisions")
+    principal.require_curator("reviews decisions")
     with tenant_context(principal.tenant_id):
         decision = Decision.objects.select_for_update().filter(id=decision_id).first()
         if decision is None:

@@ -77,8 +77,7 @@ def lesson_reinforce(
 def lesson_retire(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: str) -> Lesson:
     """Curator: take a lesson out of use. Status change only; history and
     time travel keep it."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator retires lessons")
+    principal.require_curator("retires lessons")
 
     def operation() -> Lesson:
         lesson = _visible(lesson_id)
@@ -150,8 +149,7 @@ def lesson_pin(
 ) -> Lesson:
     """Curator: a pinned lesson is never decayed, expired, evicted or merged
     away by the gardener. Audited."""
-    if principal.role != Role.CURATOR:
-        raise Forbidden("only a curator pins lessons")
+    principal.require_curator("pins lessons")
     with tenant_context(principal.tenant_id):
         lesson = _visible(lesson_id)
         Lesson.objects.filter(id=lesson.id).update(pinned=pinned)
