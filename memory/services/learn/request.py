@@ -44,61 +44,47 @@ def lesson_learn(
     transaction commits.
     """
     with tenant_transaction(principal.tenant_id):
-        return _learn(
-            principal, content, situation, kind, confidence, derived_from, idempotency_key
-        )
-
-
-def _learn(
-    principal: AgentPrincipal,
-    content: str,
-    situation: str,
-    kind: str,
-    confidence: float,
-    derived_from: list[ParentRef] | None,
-    idempotency_key: str | None,
-) -> tuple[LearnRequest, bool]:
-    if idempotency_key:
-        existing = LearnRequest.objects.filter(
-            agent_id=principal.agent_id, idempotency_key=idempotency_key
-        ).first()
-        if existing is not None:
-            return existing, False
-    parents = derived_from or []
-    check_parents(parents)
-    try:
-        # A savepoint only where a concurrent call can collide (the same
-        # idempotency key); otherwise the caller's transaction is enough.
-        with transaction.atomic(savepoint=bool(idempotency_key)):
-            belief = belief_record(
-                tenant_id=principal.tenant_id,
-                agent=principal.agent_id,
-                content=content,
-                situation=situation,
-                confidence=confidence,
-                parents=parents,
-            )
-            request = LearnRequest.objects.create(
-                tenant_id=principal.tenant_id,
-                agent_id=principal.agent_id,
-                content=content,
-                situation=situation,
-                kind=kind,
-                confidence=confidence,
-                derived_from=[{"type": p.type, "id": str(p.id)} for p in parents],
-                idempotency_key=idempotency_key or "",
-                belief=belief,
-            )
-    except IntegrityError:
-        # A concurrent call with the same key won the race: answer its request.
-        if not idempotency_key:
-            raise
-        return LearnRequest.objects.get(
-            agent_id=principal.agent_id, idempotency_key=idempotency_key
-        ), False
-    tenant_id = principal.tenant_id
-    transaction.on_commit(lambda: learn_request_enqueue(request.id, tenant_id))
-    return request, True
+        if idempotency_key:
+            existing = LearnRequest.objects.filter(
+                agent_id=principal.agent_id, idempotency_key=idempotency_key
+            ).first()
+            if existing is not None:
+                return existing, False
+        parents = derived_from or []
+        check_parents(parents)
+        try:
+            # A savepoint only where a concurrent call can collide (the same
+            # idempotency key); otherwise the caller's transaction is enough.
+            with transaction.atomic(savepoint=bool(idempotency_key)):
+                belief = belief_record(
+                    tenant_id=principal.tenant_id,
+                    agent=principal.agent_id,
+                    content=content,
+                    situation=situation,
+                    confidence=confidence,
+                    parents=parents,
+                )
+                request = LearnRequest.objects.create(
+                    tenant_id=principal.tenant_id,
+                    agent_id=principal.agent_id,
+                    content=content,
+                    situation=situation,
+                    kind=kind,
+                    confidence=confidence,
+                    derived_from=[{"type": p.type, "id": str(p.id)} for p in parents],
+                    idempotency_key=idempotency_key or "",
+                    belief=belief,
+                )
+        except IntegrityError:
+            # A concurrent call with the same key won the race: answer its request.
+            if not idempotency_key:
+                raise
+            return LearnRequest.objects.get(
+                agent_id=principal.agent_id, idempotency_key=idempotency_key
+            ), False
+        tenant_id = principal.tenant_id
+        transaction.on_commit(lambda: learn_request_enqueue(request.id, tenant_id))
+        return request, True
 
 
 def learn_request_enqueue(
