@@ -9,7 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from accounts.models import Agent, ApiKey, StaffMembership, Tenant
-from accounts.services import api_key_issue, api_key_revoke
+from accounts.services import api_key_issue, api_key_revoke, check_slug
+from regions.directory import placements, tenant_place
+from regions.routing import current_region
 
 
 @admin.register(Tenant)
@@ -28,6 +30,15 @@ class TenantAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # A tenant's region is where its data lives; it does not move.
         return ["region", "created_at"] if obj else ["created_at"]
+
+    def save_model(self, request: HttpRequest, obj: Tenant, form: Any, change: bool) -> None:
+        if not change:
+            check_slug(obj.slug)
+            # A new tenant lives in the region the admin is routed to now.
+            obj.region = current_region() or obj.region
+        super().save_model(request, obj, form, change)
+        if not change:
+            tenant_place(slug=obj.slug, tenant_id=obj.id, region=obj.region)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Its evidence cannot be deleted (a trigger refuses it): removing a
@@ -113,10 +124,24 @@ class ApiKeyAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/accounts/apikey/issue.html", context)
 
 
+def _tenant_slugs() -> list[tuple[str, str]]:
+    return [(p.slug, f"{p.slug} ({p.region})") for p in placements()]
+
+
+class StaffMembershipForm(forms.ModelForm):
+    tenant_slug = forms.ChoiceField(label="Tenant", choices=_tenant_slugs)
+
+    class Meta:
+        model = StaffMembership
+        fields = ["user", "tenant_slug"]
+
+
 @admin.register(StaffMembership)
 class StaffMembershipAdmin(admin.ModelAdmin):
-    """Which staff users curate which tenants (superusers manage this)."""
+    """Which staff users curate which tenants (superusers manage this);
+    tenants of every region, from the directory."""
 
-    list_display = ["user", "tenant", "created_at"]
-    list_filter = ["tenant"]
-    list_select_related = ["user", "tenant"]
+    form = StaffMembershipForm
+    list_display = ["user", "tenant_slug", "created_at"]
+    list_filter = ["tenant_slug"]
+    list_select_related = ["user"]

@@ -126,10 +126,14 @@ class ApiKey(models.Model):
 class StaffMembership(models.Model):
     """A staff user (Django's auth) who curates a tenant in the admin and
     the dashboard. Staff see only their tenants (row-level security does
-    the scoping); superusers see all."""
+    the scoping); superusers see all.
+
+    People are not a tenant's data: memberships live in the directory
+    database with the users (``regions.router``) and name the tenant by
+    slug, which the directory places in its region."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="staff")
+    tenant_slug = models.SlugField(max_length=63)
     user = models.ForeignKey(
         "auth.User", on_delete=models.CASCADE, related_name="tributary_memberships"
     )
@@ -137,8 +141,8 @@ class StaffMembership(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["tenant", "user"], name="staffmembership_unique"),
+            models.UniqueConstraint(fields=["tenant_slug", "user"], name="staffmembership_unique"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.user_id} → {self.tenant_id}"
+        return f"{self.user_id} → {self.tenant_slug}"

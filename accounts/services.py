@@ -17,6 +17,9 @@ from accounts.models import Agent, ApiKey, Role, Tenant
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import activate_tenant, key_lookup
 from config.errors import ApplicationError, NotFound
+from regions.directory import key_place, placement_of, tenant_place
+from regions.layout import DEFAULT_REGION
+from regions.routing import current_region
 
 KEY_PATTERN = re.compile(r"^trib_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -45,19 +48,33 @@ def check_slug(slug: str) -> str:
 
 
 def tenant_ensure(*, slug: str, region: str | None = None) -> Tenant:
-    """Get or create the tenant ``slug``.
+    """Get or create the tenant ``slug`` in the region routed to now
+    (``regions.routing``), and place it in the directory.
+
+    ``region``, when given, must be that region: a tenant is created where
+    the caller is routed, and lives only there.
 
     Precondition: inside ``cross_tenant`` (slugs are unique across tenants).
     """
     check_slug(slug)
-    tenant = Tenant.objects.filter(slug=slug).first()
-    if tenant is None:
-        tenant = Tenant.objects.create(slug=slug, name=slug, region=region or "default")
-    elif region and tenant.region != region:
+    here = current_region() or DEFAULT_REGION
+    if region and region != here:
         raise ApplicationError(
-            f"tenant {slug!r} exists with region {tenant.region!r}; regions do not move",
+            f"tenant {slug!r}: asked for region {region!r} while routed to {here!r}",
             code="region_mismatch",
         )
+    placed = placement_of(slug)
+    if placed is not None and placed.region != here:
+        raise ApplicationError(
+            f"tenant {slug!r} lives in region {placed.region!r}, not {here!r} "
+            "(tenant_move moves it)",
+            code="region_mismatch",
+        )
+    tenant = Tenant.objects.filter(slug=slug).first()
+    if tenant is None:
+        tenant = Tenant.objects.create(slug=slug, name=slug, region=here)
+    if placed is None or placed.tenant_id != tenant.id:
+        tenant_place(slug=slug, tenant_id=tenant.id, region=here)
     return tenant
 
 
@@ -88,6 +105,7 @@ def api_key_issue(*, agent: Agent, label: str = "") -> IssuedKey:
         secret_hash=hash_secret(secret),
         label=label,
     )
+    key_place(prefix=prefix, tenant_slug=agent.tenant.slug)
     return IssuedKey(key=key, plaintext=f"trib_{prefix}_{secret}")
 
 

@@ -10,68 +10,79 @@ import uuid
 from django.http import HttpRequest
 
 from accounts.principal import AgentPrincipal
-from accounts.tenancy import cross_tenant
 from config.errors import Forbidden
+from regions.directory import Placement, placements, placements_of
 
 SESSION_TENANT = "tributary_tenant"
 
 
-def staff_tenants(request: HttpRequest) -> list[tuple[uuid.UUID, str]]:
-    """(id, slug) of the tenants the request's staff user curates, by slug;
-    read once per request (before any tenant scope is opened)."""
+def _placements(request: HttpRequest) -> list[Placement]:
+    """The tenants the request's user may curate, by slug, from the
+    directory (read once per request): a staff user's memberships, every
+    tenant of every region for a superuser."""
     from accounts.models import StaffMembership
 
-    cached = getattr(request, "_tributary_tenants", None)
+    cached = getattr(request, "_tributary_placements", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     user = request.user
-    tenants: list[tuple[uuid.UUID, str]] = []
-    if user.is_active and user.is_staff and not user.is_superuser:
-        with cross_tenant(reason=f"staff memberships of {user.get_username()}"):
-            tenants = list(
-                StaffMembership.objects.filter(user_id=user.pk)
-                .order_by("tenant__slug")
-                .values_list("tenant_id", "tenant__slug")
-            )
-    request._tributary_tenants = tenants  # type: ignore[attr-defined]
-    return tenants
+    found: list[Placement] = []
+    if user.is_active and user.is_superuser:
+        found = placements()
+    elif user.is_active and user.is_staff:
+        slugs = StaffMembership.objects.filter(user_id=user.pk).values_list(
+            "tenant_slug", flat=True
+        )
+        found = sorted(placements_of(list(slugs)), key=lambda p: p.slug)
+    request._tributary_placements = found  # type: ignore[attr-defined]
+    return found
+
+
+def staff_tenants(request: HttpRequest) -> list[tuple[uuid.UUID, str]]:
+    """(id, slug) of the tenants the request's staff user curates, by slug
+    (none for a superuser, who curates through cross_tenant)."""
+    if request.user.is_superuser:
+        return []
+    return [(p.tenant_id, p.slug) for p in _placements(request)]
+
+
+def _chosen(request: HttpRequest) -> Placement | None:
+    """The tenant chosen in the session if the user may see it, else the first."""
+    found = _placements(request)
+    wanted = request.session.get(SESSION_TENANT)
+    return next((p for p in found if p.slug == wanted), found[0] if found else None)
 
 
 def curated_tenant(request: HttpRequest) -> tuple[uuid.UUID, str] | None:
     """The tenant a staff user is curating now (None for a superuser, who
     sees all, and for a user who curates nothing)."""
-    if hasattr(request, "_tributary_tenant"):
-        cached: tuple[uuid.UUID, str] | None = request._tributary_tenant
-        return cached
-    chosen = None
-    if not request.user.is_superuser:
-        tenants = staff_tenants(request)
-        wanted = request.session.get(SESSION_TENANT)
-        chosen = next((t for t in tenants if t[1] == wanted), tenants[0] if tenants else None)
-    request._tributary_tenant = chosen  # type: ignore[attr-defined]
-    return chosen
+    if request.user.is_superuser:
+        return None
+    chosen = _chosen(request)
+    return None if chosen is None else (chosen.tenant_id, chosen.slug)
 
 
 def dashboard_tenants(request: HttpRequest) -> list[tuple[uuid.UUID, str]]:
     """The tenants the dashboard may show this user: a staff user's, or
     every tenant for a superuser (the dashboard always shows one at a time)."""
-    from accounts.models import Tenant
-
-    user = request.user
-    if not user.is_active:
-        return []
-    if not user.is_superuser:
-        return staff_tenants(request)
-    with cross_tenant(reason=f"dashboard tenant list for {user.get_username()}"):
-        return list(Tenant.objects.order_by("slug").values_list("id", "slug"))
+    return [(p.tenant_id, p.slug) for p in _placements(request)]
 
 
 def dashboard_tenant(request: HttpRequest) -> tuple[uuid.UUID, str] | None:
     """The tenant the dashboard shows now: the one chosen in the session if
     the user may see it, else the first."""
-    tenants = dashboard_tenants(request)
-    wanted = request.session.get(SESSION_TENANT)
-    return next((t for t in tenants if t[1] == wanted), tenants[0] if tenants else None)
+    chosen = _chosen(request)
+    return None if chosen is None else (chosen.tenant_id, chosen.slug)
+
+
+def page_region(request: HttpRequest) -> str | None:
+    """The region the admin and the dashboard serve this user from: that
+    of the tenant chosen now (a superuser sees the tenants of one region at
+    a time: the region of the tenant they last chose)."""
+    if not getattr(request.user, "is_authenticated", False):
+        return None
+    chosen = _chosen(request)
+    return None if chosen is None else chosen.region
 
 
 def staff_agent_name(username: str) -> str:

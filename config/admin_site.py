@@ -7,6 +7,10 @@
   ``tenant_context(tenant)``, so row-level security itself keeps every other
   tenant's rows out of every list, form and action. A staff user of several
   tenants switches with ``/admin/tenant/<slug>/``.
+* With regions, every admin view runs in one region's database (the
+  middleware routes the request, ``regions.middleware``): a superuser sees
+  the tenants of the region of the tenant last chosen (the same switch, or
+  the dashboard's), one region at a time.
 * Anyone else is sent to the login page.
 
 Curator actions run the same services as the API (which join the admin
@@ -20,7 +24,8 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any
 
-from django.contrib.admin import AdminSite
+from django.contrib.admin import AdminSite, ModelAdmin
+from django.db.models.base import ModelBase
 from django.http import (
     Http404,
     HttpRequest,
@@ -30,14 +35,51 @@ from django.http import (
 )
 from django.urls import URLPattern, URLResolver, path, reverse
 
-from accounts.staff import SESSION_TENANT, curated_tenant, staff_tenants
+from accounts.staff import (
+    SESSION_TENANT,
+    curated_tenant,
+    dashboard_tenants,
+    page_region,
+    staff_tenants,
+)
 from accounts.tenancy import cross_tenant, tenant_context
+from regions.router import in_directory
+from regions.routing import multi_region
+
+
+class TenantRowsNotLogged:
+    """Django's admin change log (``LogEntry``) lives with the users, in the
+    directory database, and keeps a ``repr`` of what changed: for a
+    tenant's rows that would copy content out of its region. The curator
+    audit in the region (``memory.CuratorAction``) is their record."""
+
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> None:
+        return None
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> None:
+        return None
+
+    def log_deletion(self, request: HttpRequest, obj: Any, object_repr: str) -> None:
+        return None
+
+    def log_deletions(self, request: HttpRequest, queryset: Any) -> None:
+        return None
 
 
 class TributaryAdminSite(AdminSite):
     site_header = "Tributary"
     site_title = "Tributary admin"
     index_title = "Shared memory"
+
+    def register(self, model_or_iterable: Any, admin_class: Any = None, **options: Any) -> None:
+        models = (
+            [model_or_iterable] if isinstance(model_or_iterable, ModelBase) else model_or_iterable
+        )
+        for model in models:
+            chosen = admin_class or ModelAdmin
+            if not in_directory(model):
+                chosen = type(chosen.__name__, (TenantRowsNotLogged, chosen), {})
+            super().register(model, chosen, **options)  # type: ignore[arg-type]
 
     def has_permission(self, request: HttpRequest) -> bool:
         user = request.user
@@ -51,6 +93,8 @@ class TributaryAdminSite(AdminSite):
             current = curated_tenant(request)
             context["curated_tenant"] = current[1] if current else None
             context["curated_tenants"] = [slug for _, slug in staff_tenants(request)]
+        if request.user.is_authenticated and multi_region():
+            context["tributary_region"] = page_region(request)
         return context
 
     def get_urls(self) -> list[URLResolver | URLPattern]:
@@ -64,7 +108,7 @@ class TributaryAdminSite(AdminSite):
         # curator acts on.
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        if slug not in [s for _, s in staff_tenants(request)]:
+        if slug not in [s for _, s in dashboard_tenants(request)]:
             raise Http404("no such tenant")
         request.session[SESSION_TENANT] = slug
         return HttpResponseRedirect(reverse("admin:index"))

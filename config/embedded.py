@@ -342,9 +342,22 @@ class EmbeddedRedis:
 
 
 def postgres() -> EmbeddedPostgres:
+    """The embedded server of the ``default`` database (the directory)."""
     from django.conf import settings
 
     return EmbeddedPostgres(settings.TRIBUTARY_DATA_DIR)
+
+
+def postgres_servers() -> dict[str, EmbeddedPostgres]:
+    """Every embedded server the configuration uses, by database alias: the
+    ``default`` one and one per region named without a URL."""
+    from django.conf import settings
+
+    return {
+        alias: EmbeddedPostgres(Path(database["TRIBUTARY_EMBEDDED"]))
+        for alias, database in settings.DATABASES.items()
+        if database.get("TRIBUTARY_EMBEDDED")
+    }
 
 
 def redis_server() -> EmbeddedRedis:
@@ -356,22 +369,33 @@ def redis_server() -> EmbeddedRedis:
 _ensured: set[str] = set()
 
 
+def _up_data_dir() -> Path:
+    """Where ``up`` holds its lock: the data dir (a region's embedded
+    server lives under it, in ``regions/<name>``)."""
+    from django.conf import settings
+
+    return Path(settings.TRIBUTARY_DATA_DIR)
+
+
 def _left_to_up(server: EmbeddedPostgres | EmbeddedRedis) -> bool:
     """While ``up`` runs on the data dir it alone starts and restarts the
     servers: a child it spawned (or a command beside it) that found one
     down and started it would race up's own restart of it."""
-    return not _owned_by_up and up_is_running(server.data_dir)
+    return not _owned_by_up and up_is_running(_up_data_dir())
 
 
-def ensure_postgres() -> EmbeddedPostgres:
-    """Start the embedded PostgreSQL if this configuration uses it (once
-    per process). A process that started it stops it at exit unless ``up``
-    runs on the data dir."""
-    server = postgres()
-    if "pg" not in _ensured:
+def ensure_postgres(data_dir: Path | None = None) -> EmbeddedPostgres:
+    """Start the embedded PostgreSQL in ``data_dir`` (default: the data
+    dir's own) if this configuration uses it (once per process). A process
+    that started it stops it at exit unless ``up`` runs on the data dir."""
+    from django.conf import settings
+
+    server = EmbeddedPostgres(data_dir or settings.TRIBUTARY_DATA_DIR)
+    key = f"pg:{server.data_dir}"
+    if key not in _ensured:
         if not _left_to_up(server) and server.start():
             stop_at_exit_unless_up(server)
-        _ensured.add("pg")
+        _ensured.add(key)
     return server
 
 
@@ -387,10 +411,9 @@ def ensure_redis() -> None:
 
 def ensure_services() -> None:
     """Start whatever embedded servers the configuration uses."""
-    from django.conf import settings
 
-    if settings.TRIBUTARY_EMBEDDED_POSTGRES:
-        ensure_postgres()
+    for server in postgres_servers().values():
+        ensure_postgres(server.data_dir)
     ensure_redis()
 
 
@@ -406,7 +429,7 @@ def claim_for_up() -> None:
 
 def stop_at_exit_unless_up(server: EmbeddedPostgres | EmbeddedRedis) -> None:
     def _stop() -> None:
-        if _owned_by_up or up_is_running(server.data_dir):
+        if _owned_by_up or up_is_running(_up_data_dir()):
             return
         from django.db import connections
 

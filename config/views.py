@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
@@ -14,6 +14,8 @@ from django.views.defaults import bad_request as page_bad_request
 from django.views.defaults import page_not_found, permission_denied, server_error
 
 from config.middleware import error_response
+from regions.connections import DIRECTORY
+from regions.routing import each_region, multi_region
 
 
 @require_GET
@@ -33,8 +35,12 @@ def _check(fn: Any) -> dict[str, Any]:
 
 
 def _postgres() -> None:
-    with connection.cursor() as cursor:
+    """The directory and every region's database answer."""
+    with connections[DIRECTORY].cursor() as cursor:
         cursor.execute("SELECT 1")
+    for _ in each_region():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
 
 
 def _redis() -> None:
@@ -51,20 +57,23 @@ def _learning() -> None:
     from accounts.tenancy import cross_tenant
     from memory.models import LearnRequest, RequestStatus
 
-    with cross_tenant(reason="readiness: the oldest pending learn"):
-        oldest = (
-            LearnRequest.objects.filter(status=RequestStatus.PENDING)
-            .order_by("created_at")
-            .values_list("created_at", flat=True)
-            .first()
-        )
-    if oldest is None:
-        return
-    waited = (timezone.now() - oldest).total_seconds()
-    if waited > settings.TRIBUTARY_READY_MAX_PENDING_SECONDS:
-        raise RuntimeError(
-            f"a learn request has been pending for {waited:.0f} s: no worker is consuming"
-        )
+    for region in each_region():  # each region has its own worker pool
+        with cross_tenant(reason="readiness: the oldest pending learn"):
+            oldest = (
+                LearnRequest.objects.filter(status=RequestStatus.PENDING)
+                .order_by("created_at")
+                .values_list("created_at", flat=True)
+                .first()
+            )
+        if oldest is None:
+            continue
+        waited = (timezone.now() - oldest).total_seconds()
+        if waited > settings.TRIBUTARY_READY_MAX_PENDING_SECONDS:
+            where = f" in region {region}" if multi_region() else ""
+            raise RuntimeError(
+                f"a learn request has been pending{where} for {waited:.0f} s: "
+                "no worker is consuming"
+            )
 
 
 @require_GET

@@ -29,6 +29,8 @@ from accounts.principal import AgentPrincipal
 from accounts.services import api_key_authenticate
 from accounts.tenancy import tenant_context
 from config.errors import ApplicationError, refusal_from_database
+from regions.directory import region_of_key
+from regions.routing import in_region
 
 T = TypeVar("T")
 SCOPE_PRINCIPAL = "tributary.principal"
@@ -63,8 +65,10 @@ stdio_key: str | None = None
 
 
 def _authenticate(key: str) -> AgentPrincipal | None:
+    """The key's principal, verified in the region the directory routes its
+    prefix to (an unknown prefix: unrouted, and no key matches)."""
     try:
-        with transaction.atomic():
+        with in_region(region_of_key(key)), transaction.atomic():
             return api_key_authenticate(key)
     finally:
         connections.close_all()  # this worker thread's; back to the pool, as after a request
@@ -110,7 +114,8 @@ async def _run(ctx: Context | None, minimum: Role, work: Callable[[AgentPrincipa
             principal = _principal(ctx)
             if not principal.has_role(minimum):
                 raise ToolError(f"forbidden: this needs the {minimum} role")
-            return work(principal)
+            with in_region(principal.region):  # where the key was verified
+                return work(principal)
         except ApplicationError as exc:
             raise ToolError(f"{exc.code}: {exc.message}") from None
         except DatabaseError as exc:

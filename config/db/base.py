@@ -23,10 +23,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
         if settings.TRIBUTARY_PREPARED_STATEMENTS and params.get("prepare_threshold") is None:
             params["prepare_threshold"] = 2**31 - 1
-        if self.settings_dict.get("TRIBUTARY_EMBEDDED"):
+        embedded = self.settings_dict.get("TRIBUTARY_EMBEDDED")
+        if embedded:
+            from pathlib import Path
+
             from config.embedded import ensure_postgres
 
-            server = ensure_postgres()
+            server = ensure_postgres(Path(embedded))
             params["host"] = str(server.socket_dir())
             params["port"] = server.port()
         return params

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 
-from accounts.models import Role, StaffMembership, Tenant
+from accounts.models import Role, StaffMembership
 from accounts.tenancy import cross_tenant, tenant_context
 from memory.models import CuratorAction, Dispute, LearnRequest, Outcome
 from provenance.models import Decision, Edge, EdgeKind
@@ -90,7 +90,7 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
     ids = [str(r.lesson_id) for r in lessons]
     user = User.objects.create_user("curie", password="pw-not-used", is_staff=True)
     with cross_tenant(reason="test setup"):
-        StaffMembership.objects.create(user=user, tenant=Tenant.objects.get(slug="acme"))
+        StaffMembership.objects.create(user=user, tenant_slug="acme")
     client.force_login(user)
     expected: list[tuple[str, str, str]] = []
 

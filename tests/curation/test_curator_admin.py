@@ -30,7 +30,7 @@ def staff_of(client, *slugs: str) -> User:
     user = User.objects.create_user("curie", password="pw-not-used", is_staff=True)
     with cross_tenant(reason="test setup"):
         for slug in slugs:
-            StaffMembership.objects.create(user=user, tenant_id=_tenant(slug))
+            StaffMembership.objects.create(user=user, tenant_slug=slug)
     client.force_login(user)
     return user
 

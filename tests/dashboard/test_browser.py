@@ -22,7 +22,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from accounts.models import StaffMembership, Tenant
+from accounts.models import StaffMembership
 from accounts.tenancy import cross_tenant, tenant_context
 from memory.models import Dispute, Lesson
 from tests.conftest import make_caller, process_pending
@@ -85,7 +85,7 @@ def learn(client: httpx.Client, headers: dict[str, str], content: str) -> str:
 def log_in(page: Any) -> None:
     user = User.objects.create_user("curie", password="a long test password", is_staff=True)
     with cross_tenant(reason="test setup"):
-        StaffMembership.objects.create(user=user, tenant=Tenant.objects.get(slug="acme"))
+        StaffMembership.objects.create(user=user, tenant_slug="acme")
     page.goto("/dashboard/")
     assert "/dashboard/login/" in page.url
     page.fill("#id_username", "curie")

@@ -26,7 +26,7 @@ def curator(client: Client, *slugs: str, name: str = "curie") -> User:
     user = User.objects.create_user(name, password="pw-not-used", is_staff=True)
     with cross_tenant(reason="test setup"):
         for slug in slugs:
-            StaffMembership.objects.create(user=user, tenant=Tenant.objects.get(slug=slug))
+            StaffMembership.objects.create(user=user, tenant_slug=slug)
     client.force_login(user)
     return user
 

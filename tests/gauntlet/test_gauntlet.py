@@ -77,7 +77,7 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
     # The dashboard draws the curve for that tenant.
     user = User.objects.create_user("curie", password="pw-not-used", is_staff=True)
     with cross_tenant(reason="test setup"):
-        StaffMembership.objects.create(user=user, tenant=tenant)
+        StaffMembership.objects.create(user=user, tenant_slug=tenant.slug)
     client.force_login(user)
     page = client.get("/dashboard/health/").content.decode()
     assert 'aria-label="Gauntlet: steps per task, by generation"' in page

