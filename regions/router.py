@@ -1,8 +1,9 @@
 """What lives in the directory database rather than a region's.
 
 The directory (``regions.models``), Django's users, groups, permissions,
-content types, sessions and admin log, and staff memberships (a staff user
-to a tenant slug): identity of people and routing, never tenant content.
+content types, sessions and admin log, staff memberships (a staff user to a
+tenant slug) and the evaluation history: identity of people, routing and
+product figures, never tenant content.
 Everything else is a tenant's and goes to the ``default`` alias, which is
 the routed region's database (``regions.connections``).
 
@@ -17,7 +18,9 @@ from typing import Any
 from regions.connections import DIRECTORY
 
 DIRECTORY_APPS = frozenset({"regions", "auth", "contenttypes", "sessions", "admin"})
-DIRECTORY_MODELS = frozenset({("accounts", "staffmembership")})
+# Staff memberships are people's; the evaluation history is the product's
+# (no tenant's rows: it is kept once, whatever region an evaluation ran in).
+DIRECTORY_MODELS = frozenset({("accounts", "staffmembership"), ("memory", "evalrun")})
 
 
 def in_directory(model: Any) -> bool:

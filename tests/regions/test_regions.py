@@ -156,6 +156,16 @@ def test_each_tenants_rows_live_only_in_its_regions_database(stack, keys):
     }
     assert columns == {"slug", "tenant_ref", "region", "moving_to", "updated_at", "prefix",
                        "tenant_slug"}  # fmt: skip
+    # The directory refuses tenant rows outright, even to the cross-tenant
+    # path: code that reached a tenant table unrouted finds and writes nothing.
+    app = stack.server("directory").dsn(user="tributary", dbname="tributary")
+    with psycopg.connect(app) as db:
+        db.execute("SELECT set_config('app.cross_tenant', 'on', false)")
+        assert db.execute("SELECT count(*) FROM accounts_tenant").fetchone() == (0,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            db.execute("INSERT INTO accounts_tenant (id, slug, name, region, judge_config, "
+                       "corroboration_policy, created_at) VALUES (gen_random_uuid(), 'x', 'x', "
+                       "'eu', '{}', '{}', now())")  # fmt: skip
     # Row-level security holds in every region database as it did in one.
     for where in ("eu", "us"):
         forced = stack.sql(
@@ -283,6 +293,8 @@ def test_the_gardener_walks_every_region(stack, keys):
     runs = {where: stack.count(where, "curation_gardenerrun") for where in ("eu", "us")}
     assert runs["eu"] >= 1 and runs["us"] >= 1
     assert stack.count("directory", "curation_gardenerrun") == 0
+    listed = stack.manage("search_indexes", "--list").stdout
+    assert "region eu:" in listed and "region us:" in listed
 
 
 def _seed(stack: Stack, tenant: str, region: str, copies: int) -> None:

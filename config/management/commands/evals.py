@@ -15,16 +15,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tier", choices=["offline", "live"], default="offline")
         parser.add_argument("--no-record", action="store_true", help="do not store the run")
+        parser.add_argument("--region", help="the region to evaluate in (default: the first)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
         from evals.run import below_baseline, record, run
+        from regions.routing import in_region, region_names
 
         tier = options["tier"]
         if tier == "live" and settings.TRIBUTARY_JUDGE == "offline":
             raise CommandError("the live tier needs TRIBUTARY_JUDGE=openai or anthropic")
-        result = run(tier=tier)
+        with in_region(options["region"] or region_names()[0]):
+            result = run(tier=tier)
         for report in result.reports:
             self.stdout.write(report + "\n")
         self.stdout.write(f"judge: {result.judge}; metrics: {result.metrics}")

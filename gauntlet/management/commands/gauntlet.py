@@ -43,6 +43,7 @@ class Command(BaseCommand):
             help="where to save the learning curve (PNG)",
         )  # fmt: skip
         parser.add_argument("--no-poison", action="store_true", help="skip the poison run")
+        parser.add_argument("--region", help="the region its tenants live in (default: the first)")
         parser.add_argument(
             "--agents", choices=["auto", "scripted", "llm"], default="auto",
             help="auto: LLM agents when TRIBUTARY_JUDGE names a model provider, else scripted",
@@ -54,6 +55,13 @@ class Command(BaseCommand):
         )  # fmt: skip
 
     def handle(self, *args: Any, **options: Any) -> None:
+        from regions.routing import in_region, region_names
+
+        # Its tenants are made in a region (the first, with several).
+        with in_region(options["region"] or region_names()[0]):
+            self._handle(options)
+
+    def _handle(self, options: dict[str, Any]) -> None:
         from gauntlet.runner import gauntlet_run, llm_environment
 
         if options["discipline"]:
