@@ -17,6 +17,7 @@ from django.shortcuts import render
 
 from accounts.staff import dashboard_tenant, dashboard_tenants
 from accounts.tenancy import tenant_context
+from regions.routing import current_region, multi_region
 
 LOGIN_URL = "/dashboard/login/"
 
@@ -30,6 +31,8 @@ def curator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
             return render(request, "dashboard/no_tenant.html", status=403)
         request.tenant_id, request.tenant_slug = current  # type: ignore[attr-defined]
         request.tenant_slugs = [slug for _, slug in dashboard_tenants(request)]  # type: ignore[attr-defined]
+        # With regions, where this tenant's memory lives (the request is routed there).
+        request.tenant_region = current_region() if multi_region() else None  # type: ignore[attr-defined]
         with tenant_context(current[0]):
             response = view(request, *args, **kwargs)
             render_now = getattr(response, "render", None)

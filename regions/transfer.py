@@ -374,7 +374,7 @@ def _wait_for_learns(tenant_id: uuid.UUID, say: Callable[[str], None]) -> None:
 
 
 def _audit(tenant_id: uuid.UUID, source: str, target: str, actor: str, reason: str) -> None:
-    """The move in the tenant's curator audit (the dashboard's Audit page),
+    """The move in the tenant's curator audit (the admin's curator actions),
     once per move however often it is rerun."""
     from memory.models import CuratorAction
 

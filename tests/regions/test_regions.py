@@ -22,7 +22,8 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from mcp import ClientSession
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from config.embedded import EmbeddedPostgres, EmbeddedRedis
@@ -224,7 +225,23 @@ async def mcp_recall(stack: Stack, key: str, query: str) -> list[str]:
         return [hit["lesson"]["content"] for hit in body["results"]]
 
 
+async def mcp_stdio_recall(stack: Stack, key: str, query: str) -> list[str]:
+    env = up_env(stack.data_dir, **REGIONS, TRIBUTARY_API_KEY=key)
+    params = StdioServerParameters(command=MANAGE[0], args=[*MANAGE[1:], "mcp"], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("tribal_recall", {"query": query, "k": 3})
+        assert not result.isError, result.content
+        body = result.structuredContent or json.loads(result.content[0].text)
+        body = body.get("result", body)
+        return [hit["lesson"]["content"] for hit in body["results"]]
+
+
 def test_mcp_serves_both_regions(stack, keys):
+    # over stdio, as a coding agent starts it: the key routes the server
+    assert asyncio.run(mcp_stdio_recall(stack, keys["us"], "TLS certificates")) == [
+        "The Ohio billing cluster rotates its TLS certificates on Fridays."
+    ]
     eu = asyncio.run(mcp_recall(stack, keys["eu"], "TLS certificates"))
     us = asyncio.run(mcp_recall(stack, keys["us"], "TLS certificates"))
     assert eu[0] == "The Frankfurt billing cluster rotates its TLS certificates on Mondays."
@@ -265,7 +282,7 @@ def test_dashboard_and_admin_show_each_region_one_at_a_time(stack, keys):
     lessons = _switch(root, "fjord")
     assert lessons.status_code == 200
     page = root.get("/dashboard/lessons/").text
-    assert "Frankfurt billing" in page and "Ohio" not in page
+    assert "Frankfurt billing" in page and "Ohio" not in page and "region eu" in page
     assert _switch(root, "prairie").status_code == 200
     page = root.get("/dashboard/lessons/").text
     assert "Ohio billing" in page and "Frankfurt" not in page

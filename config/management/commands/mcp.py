@@ -19,13 +19,17 @@ class Command(BaseCommand):
         from accounts.services import api_key_authenticate
         from config.embedded import ensure_services
         from memory.embeddings import get_provider
+        from regions.directory import region_of_key
+        from regions.routing import in_region
         from tribal_mcp import server
 
         key = os.environ.get("TRIBUTARY_API_KEY", "").strip()
         if not key:
             raise CommandError("set TRIBUTARY_API_KEY to an API key (manage.py issue_key)")
         ensure_services()
-        with transaction.atomic():
+        # Verified in the key's region (the directory routes its prefix);
+        # every call verifies it there again (tribal_mcp.server._authenticate).
+        with in_region(region_of_key(key)), transaction.atomic():
             if api_key_authenticate(key) is None:
                 raise CommandError("TRIBUTARY_API_KEY is not a valid, unrevoked key")
         get_provider()  # load the model now, not on the first recall
