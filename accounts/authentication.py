@@ -10,6 +10,7 @@ from rest_framework.request import Request
 
 from accounts.principal import AgentPrincipal
 from accounts.services import api_key_authenticate
+from config.logjson import tenant_slug
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -40,6 +41,9 @@ class ApiKeyAuthentication(BaseAuthentication):
                 principal = api_key_authenticate(raw.strip())
         if principal is None:
             raise exceptions.AuthenticationFailed()
+        # For the request's log lines (config.logjson): the slug, never the key.
+        request._request.tributary_tenant = principal.tenant_slug  # type: ignore[attr-defined]
+        tenant_slug.set(principal.tenant_slug)
         return principal, principal
 
     def authenticate_header(self, request: Request) -> str:

@@ -42,6 +42,7 @@ from typing import TypeVar
 from django.db import DatabaseError, connections, transaction
 
 from accounts.quotas import QUOTA_SETTING, default_quota_bytes
+from config.metrics import TXN_RETRIES
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,7 @@ def run_apply_transaction(
         except DatabaseError as exc:
             if not is_serialization_failure(exc) or attempt == attempts:
                 raise
+            TXN_RETRIES.inc()
             if on_retry is not None:
                 on_retry()
         time.sleep(random.uniform(0, min(0.25, 0.004 * 2**attempt)))  # noqa: S311

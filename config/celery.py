@@ -17,6 +17,13 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+@beat_init.connect
+def _trace_beat(**_: Any) -> None:
+    from config.telemetry import install_tracing
+
+    install_tracing("beat")
+
+
 @worker_init.connect
 @beat_init.connect
 def _start_embedded_redis(**_: Any) -> None:
@@ -33,7 +40,12 @@ def _load_embedding_model(**_: Any) -> None:
     # the model once and check its dimension against the column at start-up.
     from django.db import connection
 
+    from config.telemetry import install_tracing
     from memory.embeddings import check_column
+
+    # After the fork, in each pool process (the SDK's exporter thread does
+    # not survive a fork); opt-in, see config/telemetry.py.
+    install_tracing("worker")
 
     check_column()  # loads the model, compares it with the database column
     connection.close()  # tasks open their own; hold no idle connection meanwhile

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import logging
+import re
+import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +18,8 @@ from rest_framework.views import APIView
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from config.errors import refusal_from_database
+from config.logjson import request_id, tenant_slug
+from config.metrics import HTTP_REQUESTS, HTTP_SECONDS
 
 
 def error_response(status: int, code: str, message: str) -> JsonResponse:
@@ -187,3 +193,63 @@ class StaticFilesMiddleware(_Hybrid):
         if not request.path_info.startswith(self.whitenoise.static_prefix):
             return None
         return await sync_to_async(self.answer, thread_sensitive=False)(request)
+
+
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+request_log = logging.getLogger("config.request")
+
+
+class RequestObservabilityMiddleware(_Hybrid):
+    """Every request: an id (the ``X-Request-ID`` it came with, if sane, or
+    a new one; echoed in the answer and on every log line made for it), its
+    count and latency by route (``config.metrics``) and, with JSON logs, one
+    line saying how it ended."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._observed_async(request)
+        token, started = self._begin(request)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id.reset(token)
+        self._end(request, response, started)
+        return response
+
+    async def _observed_async(self, request: HttpRequest) -> HttpResponse:
+        token, started = self._begin(request)
+        try:
+            response: HttpResponse = await self.get_response(request)
+        finally:
+            request_id.reset(token)
+        self._end(request, response, started)
+        return response
+
+    @staticmethod
+    def _begin(request: HttpRequest) -> tuple[Any, float]:
+        given = request.META.get("HTTP_X_REQUEST_ID", "")
+        request.tributary_request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex  # type: ignore[attr-defined]
+        return request_id.set(request.tributary_request_id), time.perf_counter()  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _end(request: HttpRequest, response: HttpResponse, started: float) -> None:
+        seconds = time.perf_counter() - started
+        match = getattr(request, "resolver_match", None)
+        route = (match.route or match.view_name) if match is not None else "unmatched"
+        status = response.status_code
+        HTTP_REQUESTS.labels(request.method or "", route, str(status)).inc()
+        HTTP_SECONDS.labels(route).observe(seconds)
+        response["X-Request-ID"] = request.tributary_request_id  # type: ignore[attr-defined]
+        if settings.TRIBUTARY_LOG_FORMAT == "json":
+            outcome = "ok" if status < 400 else "client_error" if status < 500 else "server_error"
+            token = tenant_slug.set(getattr(request, "tributary_tenant", None))
+            rid = request_id.set(request.tributary_request_id)  # type: ignore[attr-defined]
+            try:
+                request_log.info(
+                    "%s %s %s", request.method, route, status,
+                    extra={"method": request.method, "route": route, "status": status,
+                           "duration_ms": round(seconds * 1000, 2), "outcome": outcome},
+                )  # fmt: skip
+            finally:
+                request_id.reset(rid)
+                tenant_slug.reset(token)

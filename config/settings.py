@@ -88,6 +88,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # request id, request metrics, the JSON request line (config/middleware.py)
+    "config.middleware.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise behind a middleware that also runs async (config/middleware.py)
     "config.middleware.StaticFilesMiddleware",
@@ -657,14 +659,53 @@ SPECTACULAR_SETTINGS = {
 }
 
 LOG_LEVEL = env_str("TRIBUTARY_LOG_LEVEL", "INFO", "Log level of the service's own loggers.")
+TRIBUTARY_LOG_FORMAT = env_str(
+    "TRIBUTARY_LOG_FORMAT",
+    "text",
+    "`text`, or `json`: one JSON object per line (trace id, request id, tenant slug, outcome; "
+    "never content or keys) for a log aggregator.",
+)
+if TRIBUTARY_LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured("TRIBUTARY_LOG_FORMAT must be text or json")
+_json_logs = TRIBUTARY_LOG_FORMAT == "json"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "config.logjson.ContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "config.logjson.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if _json_logs else "plain",
+            "filters": ["context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        name: {"level": LOG_LEVEL, "propagate": True}
-        for name in ("config", "accounts", "memory", "provenance", "curation")
+        **{
+            name: {"level": LOG_LEVEL, "propagate": True}
+            for name in ("config", "accounts", "memory", "provenance", "curation", "regions")
+        },
+        # In JSON, the servers' own lines too: one format for the aggregator.
+        **(
+            {
+                name: {"handlers": ["console"], "level": "INFO", "propagate": False}
+                for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "celery")
+            }
+            if _json_logs
+            else {}
+        ),
     },
 }
+# A JSON worker keeps this configuration instead of Celery's own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = not _json_logs
+TRIBUTARY_METRICS_TOKEN = env_str(
+    "TRIBUTARY_METRICS_TOKEN",
+    None,
+    "Bearer token `/metrics` asks of requests from anywhere but loopback (unset: only "
+    "loopback, unproxied, may scrape).",
+    secret=True,
+)

@@ -15,6 +15,7 @@ api_v1 = [
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
+    path("metrics", views.metrics, name="metrics"),
     path("api/v1/", include(api_v1)),
     path(
         "api/schema/",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 
@@ -12,7 +13,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request as page_bad_request
 from django.views.defaults import page_not_found, permission_denied, server_error
+from prometheus_client import CONTENT_TYPE_LATEST
 
+from config.metrics import exposition
 from config.middleware import error_response
 from regions.connections import DIRECTORY
 from regions.routing import each_region, multi_region
@@ -87,6 +90,32 @@ def readyz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
     )
+
+
+def _metrics_allowed(request: HttpRequest) -> bool:
+    """With TRIBUTARY_METRICS_TOKEN as a bearer token from anywhere; without
+    one, only from loopback and not through a proxy (a proxy on the same
+    host would make every client look local)."""
+    token = settings.TRIBUTARY_METRICS_TOKEN
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if token and hmac.compare_digest(header.encode(), f"Bearer {token}".encode()):
+        return True
+    proxied = "HTTP_X_FORWARDED_FOR" in request.META or "HTTP_FORWARDED" in request.META
+    return request.META.get("REMOTE_ADDR") in LOOPBACK and not proxied
+
+
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+
+@require_GET
+@transaction.non_atomic_requests
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus metrics (config.metrics), every process's."""
+    if not _metrics_allowed(request):
+        response = error_response(401, "unauthorized", "Metrics need the metrics token.")
+        response["WWW-Authenticate"] = 'Bearer realm="tributary-metrics"'
+        return response
+    return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
 
 
 def _in_the_api(request: HttpRequest) -> bool:

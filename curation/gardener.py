@@ -51,6 +51,8 @@ from django.utils import timezone
 
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant, run_apply_transaction, tenant_context
+from config.metrics import GARDENER_ACTIONS
+from config.telemetry import span
 from curation.merging import journal_age, merge_into
 from curation.models import GardenerRun, JournalLine
 from curation.rejudge import rejudge
@@ -446,7 +448,9 @@ def garden(
         for step in steps:
             began = time.perf_counter()
             try:
-                counts = garden_tenant(tenant_id, step, trigger=trigger)
+                with span("gardener.step", step=step, trigger=trigger):
+                    counts = garden_tenant(tenant_id, step, trigger=trigger)
+                _count_actions(step, counts)
                 results.append(StepResult(slug, step, counts))
             except Exception as exc:  # one tenant's failure must not stop the others
                 log.exception("gardener %s failed for tenant %s", step, slug)
@@ -454,6 +458,13 @@ def garden(
                 results.append(StepResult(slug, step, error=f"{type(exc).__name__}: {exc}"))
             log.debug("gardener %s %s in %.0f ms", step, slug, (time.perf_counter() - began) * 1e3)
     return results
+
+
+def _count_actions(step: str, counts: dict[str, Any]) -> None:
+    """What the step did, in the gardener's metrics: each count is an action."""
+    for action, value in counts.items():
+        if action != "cursor" and isinstance(value, int) and not isinstance(value, bool) and value:
+            GARDENER_ACTIONS.labels(step, action).inc(value)
 
 
 def _record_failure(tenant_id: uuid.UUID, step: str, trigger: str, exc: Exception) -> None:

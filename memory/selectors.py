@@ -30,6 +30,8 @@ from django.db.models import Q, QuerySet
 from accounts.models import Agent
 from config.db.prepared import fetch_prepared
 from config.errors import NotFound
+from config.metrics import RECALL_SECONDS, Timer
+from config.telemetry import span
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
@@ -397,26 +399,64 @@ def lesson_recall(
     """Hybrid recall: vector neighbours and full-text matches fused by
     reciprocal rank fusion, within the caller's tenant. ``corroborated_only``
     (a tenant's strict policy) keeps only corroborated lessons."""
+    with Timer() as timer, span("recall", k=k, as_of=as_of is not None):
+        hits = _recall(
+            tenant_id, query, k, kinds, min_independent_sources, as_of, corroborated_only,
+            situation_prefix,
+        )  # fmt: skip
+    RECALL_SECONDS.observe(timer.seconds)
+    return hits
+
+
+def _recall(
+    tenant_id: uuid.UUID,
+    query: str,
+    k: int,
+    kinds: Sequence[str] | None,
+    min_independent_sources: int,
+    as_of: datetime | None,
+    corroborated_only: bool,
+    situation_prefix: str | None,
+) -> list[RecallHit]:
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
-    vector = embed_query(query)
-    near = nearest_lessons(
-        tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
-        situation_prefix=situation_prefix,
-    )  # fmt: skip
-    texts = _text_matches(tenant_id, kinds, query, pool, as_of, situation_prefix)
-    scores: dict[uuid.UUID, float] = {}
-    for ranking in (near, texts):
-        for rank, (lesson_id, _) in enumerate(ranking, start=1):
-            scores[lesson_id] = scores.get(lesson_id, 0.0) + 1.0 / (RRF_K + rank)
-    distances = dict(near)
-    text_scores = dict(texts)
-    # Equal fused scores (one lesson first by vector, the other first by
-    # text) go to the stronger exact match, then the nearer vector.
-    ordered = sorted(
-        scores,
-        key=lambda i: (-scores[i], -text_scores.get(i, 0.0), distances.get(i, 2.0), str(i)),
-    )
+    with span("recall.embedding"):
+        vector = embed_query(query)
+    with span("recall.vector"):
+        near = nearest_lessons(
+            tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
+            situation_prefix=situation_prefix,
+        )  # fmt: skip
+    with span("recall.fulltext"):
+        texts = _text_matches(tenant_id, kinds, query, pool, as_of, situation_prefix)
+    with span("recall.fusion"):
+        scores: dict[uuid.UUID, float] = {}
+        for ranking in (near, texts):
+            for rank, (lesson_id, _) in enumerate(ranking, start=1):
+                scores[lesson_id] = scores.get(lesson_id, 0.0) + 1.0 / (RRF_K + rank)
+        distances = dict(near)
+        text_scores = dict(texts)
+        # Equal fused scores (one lesson first by vector, the other first by
+        # text) go to the stronger exact match, then the nearer vector.
+        ordered = sorted(
+            scores,
+            key=lambda i: (-scores[i], -text_scores.get(i, 0.0), distances.get(i, 2.0), str(i)),
+        )
+    with span("recall.provenance"):
+        return _recall_provenance(
+            ordered, k, scores, distances, min_independent_sources, corroborated_only
+        )
+
+
+def _recall_provenance(
+    ordered: list[uuid.UUID],
+    k: int,
+    scores: dict[uuid.UUID, float],
+    distances: dict[uuid.UUID, float],
+    min_independent_sources: int,
+    corroborated_only: bool,
+) -> list[RecallHit]:
+    """The provenance filters and summaries of the fused order, and the hits."""
     if min_independent_sources:
         summaries = provenance_summaries(ordered)
         ordered = [

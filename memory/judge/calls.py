@@ -43,9 +43,24 @@ def collect_calls() -> Iterator[list[ModelCallRecord]]:
 
 
 def record_call(**fields: object) -> None:
+    record = ModelCallRecord(**fields)  # type: ignore[arg-type]
+    _count(record)
     calls = _collector.get()
     if calls is not None:
-        calls.append(ModelCallRecord(**fields))  # type: ignore[arg-type]
+        calls.append(record)
+
+
+def _count(record: ModelCallRecord) -> None:
+    """Every model call in the metrics, whoever collects it."""
+    from config.metrics import JUDGE_CALLS, JUDGE_COST, JUDGE_SECONDS, JUDGE_TOKENS
+
+    JUDGE_CALLS.labels(record.provider, record.model, record.outcome).inc()
+    JUDGE_SECONDS.labels(record.model).observe(record.latency_ms / 1000)
+    if record.cost:
+        JUDGE_COST.labels(record.model).inc(record.cost)
+    for direction, tokens in (("input", record.input_tokens), ("output", record.output_tokens)):
+        if tokens:
+            JUDGE_TOKENS.labels(record.model, direction).inc(tokens)
 
 
 def model_calls_save(

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from config.telemetry import span
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.calls import record_call
 
@@ -168,14 +169,24 @@ class LLMJudge:
         for attempt in range(1, self.attempts + 1):
             started = time.perf_counter()
             outcome, answer, answer_error = "ok", None, None
-            try:
-                answer = self._call(prompt)
-                verdict = parse_verdict(answer.payload, candidates, self.name)
-            except MalformedAnswer as exc:
-                outcome, last = "malformed", str(exc)
-            except Exception as exc:  # the SDKs' errors: status, timeout, connection
-                outcome, last = _outcome_of(exc), f"{type(exc).__name__}: {exc}"
-                answer_error = exc
+            with span(
+                "judge.call", provider=self.provider, model=self.model, purpose=self.purpose
+            ) as call:
+                try:
+                    answer = self._call(prompt)
+                    verdict = parse_verdict(answer.payload, candidates, self.name)
+                except MalformedAnswer as exc:
+                    outcome, last = "malformed", str(exc)
+                except Exception as exc:  # the SDKs' errors: status, timeout, connection
+                    outcome, last = _outcome_of(exc), f"{type(exc).__name__}: {exc}"
+                    answer_error = exc
+                if call.is_recording():
+                    call.set_attributes({
+                        "outcome": outcome,
+                        "gen_ai.usage.input_tokens": (answer.input_tokens or 0) if answer else 0,
+                        "gen_ai.usage.output_tokens": (answer.output_tokens or 0) if answer else 0,
+                        "tributary.cost_usd": (answer.cost or 0.0) if answer else 0.0,
+                    })  # fmt: skip
             record_call(
                 provider=self.provider, model=self.model, purpose=self.purpose,
                 input_tokens=answer.input_tokens if answer else None,

@@ -77,6 +77,17 @@ def _acquire_lock(data_dir: Path) -> IO[str]:
     return handle
 
 
+def _metrics_dir(data_dir: Path) -> str:
+    """Where the children keep their metrics: the operator's
+    PROMETHEUS_MULTIPROC_DIR, else ``<data dir>/metrics``; emptied at start
+    (a count from a previous run must not be added again)."""
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or data_dir / "metrics")
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink(missing_ok=True)
+    return str(path)
+
+
 class Command(BaseCommand):
     help = "Run the whole service: embedded PostgreSQL + Redis, web (ASGI), worker and beat."
 
@@ -149,6 +160,8 @@ class Command(BaseCommand):
             **os.environ,
             "TRIBUTARY_DATA_DIR": str(data_dir),
             "PYTHONUNBUFFERED": "1",
+            # Every child's metrics in files, added up by /metrics (config/metrics.py).
+            "PROMETHEUS_MULTIPROC_DIR": _metrics_dir(data_dir),
         }
         web = f"-m uvicorn config.asgi:application --lifespan on --port {options['port']}"
         web += f" --workers {settings.TRIBUTARY_WEB_WORKERS}"

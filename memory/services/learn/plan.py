@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts.models import Agent, Role
 from accounts.tenancy import tenant_context
+from config.metrics import JUDGE_FALLBACKS
 from memory.embeddings import Vector
 from memory.guard import Screening, screen
 from memory.judge import Candidate, Judge, Relation, Verdict
@@ -194,6 +195,7 @@ def _classify(
             )
         except JudgeUnavailable as exc:
             log.warning("judge failed for learn request %s: %s", item.request.id, exc)
+            JUDGE_FALLBACKS.inc()
             verdict = Verdict(
                 relation=Relation.NOVEL, target_id=None, confidence=0.0,
                 judge=f"fallback:{getattr(judge, 'name', 'judge')}",

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_transaction
 from config.broker import broker
+from config.telemetry import span
 from memory.models import (
     LearnRequest,
 )
@@ -43,7 +44,7 @@ def lesson_learn(
     its own (``tenant_transaction``); processing is enqueued when that
     transaction commits.
     """
-    with tenant_transaction(principal.tenant_id):
+    with span("learn.request", kind=kind), tenant_transaction(principal.tenant_id):
         if idempotency_key:
             existing = LearnRequest.objects.filter(
                 agent_id=principal.agent_id, idempotency_key=idempotency_key

@@ -9,6 +9,7 @@ import logging
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -20,6 +21,8 @@ from django.utils import timezone
 from accounts.models import Agent, Tenant
 from accounts.tenancy import tenant_context
 from config.db.advisory import advisory_try_lock, advisory_unlock
+from config.metrics import LEARN_OUTCOMES, QUARANTINES, TXN_REVALIDATIONS
+from config.telemetry import span
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
 from memory.guard import Screening, screen
 from memory.judge import Judge, judge_for
@@ -165,17 +168,23 @@ def _prepare_batch(
     tenant_id: uuid.UUID, request_id: uuid.UUID, provider: EmbeddingProvider | None
 ) -> _Prepared | None:
     """Claim, screen and embed one batch; None when there was nothing to claim."""
-    claimed = _claim(tenant_id, request_id)
+    with span("learn.claim") as claiming:
+        claimed = _claim(tenant_id, request_id)
+        claiming.set_attribute("tributary.batch_size", len(claimed))
     if not claimed:
         return None
     started = time.perf_counter()
     # Quarantined text is never embedded (nor shown to a judge).
-    screenings = {r.id: screen(r.content, r.situation) for r in claimed}
+    with span("learn.screen"):
+        screenings = {r.id: screen(r.content, r.situation) for r in claimed}
     clean = [r for r in claimed if not screenings[r.id].blocked]
     try:
-        vectors = (
-            embed([lesson_text(r.content, r.situation) for r in clean], provider) if clean else []
-        )
+        with span("learn.embed", texts=len(clean)):
+            vectors = (
+                embed([lesson_text(r.content, r.situation) for r in clean], provider)
+                if clean
+                else []
+            )
     except Exception:
         # Nothing is written: give the batch back so another attempt (this
         # task's retry, or the periodic re-enqueue) can take it at once.
@@ -219,14 +228,19 @@ def _drain(
     many requests were applied."""
     applied = 0
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="learn-embed") as helper:
-        upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
+        # The helper runs in this task's context (its trace, its region).
+        upcoming = helper.submit(
+            copy_context().run, _prepare_in_thread, tenant_id, request_id, provider
+        )
         try:
             while (prepared := upcoming.result()) is not None:
                 # Renew the batch's lease before the helper claims again: it
                 # was claimed while the batch before was judged, which may
                 # have outlasted the lease (an LLM judge, a long batch).
                 prepared = _renewed(tenant_id, prepared)
-                upcoming = helper.submit(_prepare_in_thread, tenant_id, request_id, provider)
+                upcoming = helper.submit(
+                    copy_context().run, _prepare_in_thread, tenant_id, request_id, provider
+                )
                 if prepared.claimed:
                     applied += _apply_batch(tenant_id, prepared, judge)
         except BaseException:
@@ -287,7 +301,10 @@ def _apply_batch(tenant_id: uuid.UUID, prepared: _Prepared, judge: Judge | None)
         for r in claimed
     ]
     try:
-        return learn_batch_apply(tenant_id=tenant_id, items=items, judge=judge, progress=progress)
+        with span("learn.batch", size=len(items)):
+            return learn_batch_apply(
+                tenant_id=tenant_id, items=items, judge=judge, progress=progress
+            )
     except Exception as exc:
         if len(items) == 1:
             _failed(tenant_id, items[0].request, exc)
@@ -358,11 +375,22 @@ def learn_batch_apply(
     progress = progress or BatchProgress()
     while items:
         bounded = progress.revalidations >= MAX_REVALIDATIONS
-        plan = plan_batch(tenant_id, items, judge, bounded=bounded)
-        applied = apply_with_retries(tenant_id, plan, progress)
+        with span("learn.judge", size=len(items)):
+            plan = plan_batch(tenant_id, items, judge, bounded=bounded)
+        retried = progress.serialization_failures
+        with span("db.txn", purpose="learn.apply") as txn:
+            applied = apply_with_retries(tenant_id, plan, progress)
+            if txn.is_recording():
+                txn.set_attributes({
+                    "tributary.txn.retries": progress.serialization_failures - retried,
+                    "tributary.txn.revalidations": progress.revalidations,
+                    "tributary.txn.attempts": progress.attempts,
+                })  # fmt: skip
         if applied is Applied.DONE:
             for decision in plan.decisions:
+                LEARN_OUTCOMES.labels(decision.item.request.kind, decision.outcome).inc()
                 if decision.outcome == Outcome.QUARANTINED:
+                    QUARANTINES.labels(decision.event_data["rule"]).inc()
                     log.warning(
                         "audit: quarantined learn request %s (tenant %s, agent %s, rule %s)",
                         decision.item.request.id, tenant_id, decision.item.request.agent_id,
@@ -375,6 +403,7 @@ def learn_batch_apply(
             items = [i for i in items if i.request.id in applied]
             continue
         progress.revalidations += 1
+        TXN_REVALIDATIONS.inc()
     return 0
 
 
