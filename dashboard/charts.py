@@ -81,3 +81,69 @@ def line_chart(
             )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 (every label escaped above)
+
+
+def history_chart(
+    series: Sequence[tuple[str, Sequence[tuple[str, float]]]],
+    *,
+    title: str,
+    baseline: float | None = None,
+    order: Sequence[str] | None = None,
+    width: int = 560,
+    height: int = 200,
+) -> SafeString:
+    """A 0–1 metric across runs: one polyline per series (label, [(x label,
+    y)]), on a shared x axis in the order the x labels first appear, and
+    the baseline as a dashed line (``order``: the x labels' order, when
+    not that). The series' labels form the legend."""
+    left, bottom, top_pad = 40, 46, 15
+    plot_w, plot_h = width - left - 10, height - bottom - top_pad
+    xs: list[str] = list(order or [])
+    for _, points in series:
+        xs += [x for x, _ in points if x not in xs]
+    step = plot_w / max(len(xs) - 1, 1)
+
+    def at(x: str, y: float) -> tuple[float, float]:
+        return left + xs.index(x) * step, top_pad + plot_h - plot_h * max(0.0, min(1.0, y))
+
+    parts = [
+        _open(title, width, height),
+        f'<line x1="{left}" y1="{top_pad + plot_h}" x2="{left + plot_w}" y2="{top_pad + plot_h}" '
+        'class="axis"/>',
+        f'<text x="0" y="{top_pad + 4}" class="value">1</text>',
+        f'<text x="0" y="{top_pad + plot_h}" class="value">0</text>',
+    ]
+    if not xs:
+        parts.append(f'<text x="{left}" y="{top_pad + 20}" class="empty">no run yet</text>')
+    if baseline is not None:
+        y = top_pad + plot_h - plot_h * baseline
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="baseline" '
+            f'stroke="#888" stroke-dasharray="4 3"><title>baseline {baseline:g}</title></line>'
+        )
+    for index, (label, points) in enumerate(series):
+        colour = PALETTE[index % len(PALETTE)]
+        coords = [at(x, y) for x, y in points]
+        if len(coords) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
+        for (cx, cy), (x, y) in zip(coords, points, strict=True):
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}" '
+                f'data-series="{escape(label)}"><title>{escape(label)} {escape(x)}: {y:g}'
+                "</title></circle>"
+            )
+        parts.append(
+            f'<text x="{left + index * 150}" y="{height - 6}" class="label" fill="{colour}">'
+            f"● {escape(label)}</text>"
+        )
+    for index in sorted({0, len(xs) - 1}) if xs else []:
+        anchor = "end" if index and index == len(xs) - 1 else "start"
+        parts.append(
+            f'<text x="{left + index * step:.1f}" y="{height - 24}" class="label" '
+            f'text-anchor="{anchor}">{escape(xs[index])}</text>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 (every label escaped above)

@@ -151,3 +151,65 @@ def promotion_gate(tenant_id: uuid.UUID) -> dict[str, Any]:
         "waiting": Lesson.objects.filter(status="active", corroboration="single-source").count(),
         "strict": bool(corroboration_policy(tenant_id)["strict"]),
     }
+
+
+# The metrics the evaluation gate holds (evals/baseline.json), in the
+# order the page shows them; for each, how a blind batch's record gives it.
+EVAL_METRICS: tuple[tuple[str, str, str], ...] = (
+    ("classification", "strict_accuracy", "judge: strict accuracy"),
+    ("classification", "destructive_precision", "judge: destructive precision"),
+    ("redteam", "block_rate", "injection screen: attacks quarantined"),
+    ("redteam", "false_positive_rate", "injection screen: look-alikes blocked"),
+    ("retrieval", "hit_at_5", "retrieval: hit@5"),
+    ("retrieval", "mrr", "retrieval: MRR"),
+)
+
+
+def _blind_value(batch: dict[str, Any], group: str, name: str) -> float | None:
+    """A blind batch's figure for a metric, from what evals/blind.py records."""
+    if group == "classification":
+        value = batch.get("classification", {}).get(name)
+        return None if value is None else float(value)
+    redteam = batch.get("redteam") or {}
+    if name == "block_rate" and redteam.get("attacks"):
+        return float(redteam["quarantined"]) / float(redteam["attacks"])
+    if name == "false_positive_rate" and redteam.get("look_alikes"):
+        return float(redteam["look_alikes_blocked"]) / float(redteam["look_alikes"])
+    return None
+
+
+def eval_history(*, limit: int = 40) -> list[dict[str, Any]]:
+    """Per gated metric: the recorded runs of ``manage.py evals`` (training
+    figures: the golden sets the rules were tuned on), by tier, oldest
+    first; the blind batches' one-time scores (sets written without sight
+    of the rules, evals/blind_scores.json); and the baseline."""
+    from evals.blind import load_scores
+    from evals.run import load_baseline
+    from memory.models import EvalRun
+
+    runs = list(EvalRun.objects.order_by("-created_at")[:limit])[::-1]
+    blind = sorted(load_scores(), key=lambda b: (str(b.get("date", "")), str(b.get("batch", ""))))
+    baseline = load_baseline()
+    panels = []
+    for group, name, title in EVAL_METRICS:
+        stamped: list[tuple[str, str, float, str]] = []  # (when, x label, value, series)
+        for run in runs:
+            value = run.metrics.get(group, {}).get(name)
+            if value is not None:
+                label = f"{run.created_at:%m-%d} {(run.commit or '?')[:7]}"
+                stamped.append((run.created_at.isoformat(), label, float(value),
+                                f"training ({run.tier})"))  # fmt: skip
+        for batch in blind:
+            value = _blind_value(batch, group, name)
+            if value is not None:
+                stamped.append((str(batch.get("date", "")), str(batch.get("batch", "blind")),
+                                round(value, 4), "blind"))  # fmt: skip
+        stamped.sort(key=lambda s: s[0])
+        names = sorted({s[3] for s in stamped}, key=lambda n: (n == "blind", n))
+        panels.append({
+            "group": group, "name": name, "title": title,
+            "baseline": baseline.get(group, {}).get(name),
+            "order": [s[1] for s in stamped],
+            "series": [(n, [(s[1], s[2]) for s in stamped if s[3] == n]) for n in names],
+        })  # fmt: skip
+    return panels

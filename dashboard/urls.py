@@ -15,6 +15,7 @@ urlpatterns = [
     path("decisions/", views.decisions, name="decisions"),
     path("decisions/<uuid:decision_id>/review", views.decision_review_view, name="decision-review"),
     path("health/", views.health, name="health"),
+    path("evaluations/", views.evaluations, name="evaluations"),
     path("tenant", views.switch_tenant, name="switch-tenant"),
     path(
         "login/",

@@ -23,11 +23,12 @@ from config.errors import ApplicationError, NotFound
 from curation.disputes import dispute_resolve, disputes_list
 from curation.selectors import journal_summary
 from dashboard.access import LOGIN_URL, curator_view
-from dashboard.charts import bar_chart, line_chart
+from dashboard.charts import bar_chart, history_chart, line_chart
 from dashboard.lineage import lineage_svg
 from dashboard.selectors import (
     author_names,
     decisions_page,
+    eval_history,
     feed_summary,
     first_activated,
     gauntlet_latest_curve,
@@ -308,6 +309,19 @@ def health(request: HttpRequest) -> HttpResponse:
         "learn_chart": line_chart([(d.strftime("%m-%d"), float(counted.get(d, 0))) for d in days],
                                   title=f"Learn requests per day, last {DAYS} days"),
     })  # fmt: skip
+
+
+@curator_view
+def evaluations(request: HttpRequest) -> HttpResponse:
+    """The evaluation history: each gated metric across recorded runs, the
+    blind figures apart from the training ones, against the baseline."""
+    panels = eval_history()
+    for panel in panels:
+        panel["chart"] = history_chart(
+            panel["series"], title=panel["title"], baseline=panel["baseline"],
+            order=panel["order"],
+        )  # fmt: skip
+    return render(request, "dashboard/evaluations.html", {"panels": panels})
 
 
 # --- tenant switch and login ---------------------------------------------------------

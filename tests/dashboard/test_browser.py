@@ -238,3 +238,37 @@ def test_a_declined_confirmation_changes_nothing(page, live_server):
     expect(page.locator(".message.success")).to_have_text("retire: done.")
     with tenant_context(alice.agent.tenant_id):
         assert Lesson.objects.get().status == "retired"
+
+
+def test_the_evaluation_history_plots_training_and_blind_figures_against_the_baseline(
+    page, live_server, shots
+):
+    from playwright.sync_api import expect
+
+    from evals.blind import load_scores
+    from memory.models import EvalRun
+
+    make_caller("acme", "alice")
+    metrics = {"classification": {"strict_accuracy": 0.95, "destructive_precision": 0.97},
+               "retrieval": {"hit_at_5": 0.98, "mrr": 0.97},
+               "redteam": {"block_rate": 1.0, "false_positive_rate": 0.0}}  # fmt: skip
+    later = {**metrics, "classification": {"strict_accuracy": 0.97, "destructive_precision": 0.99}}
+    for commit, figures in (("aaaaaaa1111", metrics), ("bbbbbbb2222", later)):
+        EvalRun.objects.create(
+            tier="offline", judge="offline-v1", commit=commit, metrics=figures, passed=True
+        )
+    blind = [b for b in load_scores() if b.get("classification", {}).get("strict_accuracy")]
+    log_in(page)
+    page.click("text=Evaluations")
+    page.wait_for_url("**/dashboard/evaluations/")
+    accuracy = page.locator("#metric-classification-strict_accuracy")
+    expect(accuracy.locator("svg.chart")).to_be_visible()
+    # Two training runs, each blind batch apart, and the dashed baseline.
+    assert accuracy.locator('circle[data-series="training (offline)"]').count() == 2
+    assert accuracy.locator('circle[data-series="blind"]').count() == len(blind) > 0
+    assert accuracy.locator("line.baseline").count() == 1
+    assert "0.97" in accuracy.locator("table").inner_text()
+    hit = page.locator("#metric-retrieval-hit_at_5")
+    assert hit.locator('circle[data-series="training (offline)"]').count() == 2
+    assert hit.locator('circle[data-series="blind"]').count() == 0  # no blind retrieval set yet
+    page.screenshot(path=str(shots / "evaluations.png"), full_page=True)
