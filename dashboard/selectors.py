@@ -115,15 +115,15 @@ def learn_requests_per_day(*, since: date) -> dict[date, int]:
     }
 
 
-def gauntlet_latest_curve() -> list[tuple[int, int]]:
-    """The latest Gauntlet run's steps per task, by generation."""
+def gauntlet_latest_curve() -> list[tuple[int, int, int]]:
+    """The latest Gauntlet run's steps and tokens per task, by generation."""
     latest = GauntletResult.objects.order_by("-created_at").values_list("run", flat=True).first()
     if latest is None:
         return []
     return list(
         GauntletResult.objects.filter(run=latest)
         .order_by("generation")
-        .values_list("generation", "steps")
+        .values_list("generation", "steps", "tokens")
     )
 
 

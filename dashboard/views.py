@@ -297,9 +297,13 @@ def health(request: HttpRequest) -> HttpResponse:
     judge = stats["judge"]
     gauntlet = gauntlet_latest_curve()
     return render(request, "dashboard/health.html", {
-        "gauntlet_chart": line_chart([(f"gen {g}", float(steps)) for g, steps in gauntlet],
+        "gauntlet_chart": line_chart([(f"gen {g}", float(steps)) for g, steps, _ in gauntlet],
                                      title="Gauntlet: steps per task, by generation")
         if gauntlet else None,
+        "gauntlet_tokens_chart": line_chart(
+            [(f"gen {g}", float(tokens)) for g, _, tokens in gauntlet],
+            title="Gauntlet: tokens per task, by generation",
+        ) if gauntlet else None,
         "stats": stats, "judge": judge, "journal": journal,
         "status_chart": bar_chart(by_status, title="Lessons by status"),
         "kind_chart": bar_chart(sorted((k, float(v)) for k, v in by_kind.items()),

@@ -95,6 +95,8 @@ class Report:
     reinforced: int = 0
     actions: list[str] = field(default_factory=list)
     lessons: list[dict[str, Any]] = field(default_factory=list)
+    # an LLM agent's model calls, as the judge's are logged (ModelCall)
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ScriptedAgent:

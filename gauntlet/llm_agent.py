@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -109,7 +110,7 @@ class LLMAgent:
         self.report.tokens += converse(
             provider=self.provider, model=self.model, base_url=self.base_url,
             api_key=self.api_key, system=SYSTEM.format(**self.phrasing), user="Begin.",
-            tools=TOOLS, call=call,
+            tools=TOOLS, call=call, calls=self.report.calls,
         )  # fmt: skip
         self.report.steps = self.world.steps
         self.report.outcome = "deployed" if self.world.deployed else "failed"
@@ -127,13 +128,28 @@ def converse(
     tools: list[dict[str, Any]],
     call: Callable[[str, dict[str, Any]], str | None],
     max_turns: int = MAX_TURNS,
+    calls: list[dict[str, Any]] | None = None,
 ) -> int:
     """Let the model work through tool calls until it answers without one,
     or a tool's ``call`` returns None (a terminal tool: done, answer).
     ``provider``: ``openai`` (any OpenAI-compatible server) or
-    ``anthropic``. Returns the tokens the provider reported."""
+    ``anthropic``. Returns the tokens the provider reported; each model
+    call, like a judge's (provider, model, tokens, latency, outcome), is
+    appended to ``calls`` when given."""
     c = _Conversation(model, base_url, api_key, system, user, tools, call, max_turns)
-    return _openai(c) if provider == "openai" else _anthropic(c)
+    logged = calls if calls is not None else []
+    return _openai(c, logged) if provider == "openai" else _anthropic(c, logged)
+
+
+def _logged(
+    calls: list[dict[str, Any]], provider: str, model: str, started: float,
+    usage: tuple[int | None, int | None], outcome: str = "ok",
+) -> None:  # fmt: skip
+    calls.append({
+        "provider": provider, "model": model, "purpose": "agent",
+        "input_tokens": usage[0], "output_tokens": usage[1], "cost": None,
+        "latency_ms": round((time.perf_counter() - started) * 1000, 2), "outcome": outcome,
+    })  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -148,7 +164,7 @@ class _Conversation:
     max_turns: int
 
 
-def _openai(c: _Conversation) -> int:
+def _openai(c: _Conversation, log: list[dict[str, Any]]) -> int:
     from openai import OpenAI
 
     llm = OpenAI(api_key=c.api_key, base_url=c.base_url, max_retries=3)
@@ -157,12 +173,20 @@ def _openai(c: _Conversation) -> int:
                            {"role": "user", "content": c.user}]  # fmt: skip
     tokens = 0
     for _ in range(c.max_turns):
-        answer = llm.chat.completions.create(
-            model=c.model,
-            messages=messages,
-            tools=offered,  # type: ignore[arg-type]
-            temperature=0,
-        )
+        started = time.perf_counter()
+        try:
+            answer = llm.chat.completions.create(
+                model=c.model,
+                messages=messages,
+                tools=offered,  # type: ignore[arg-type]
+                temperature=0,
+            )
+        except Exception:
+            _logged(log, "openai", c.model, started, (None, None), "error")
+            raise
+        usage = answer.usage
+        counted = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+        _logged(log, "openai", c.model, started, counted)
         if answer.usage:
             tokens += answer.usage.total_tokens
         message = answer.choices[0].message
@@ -181,7 +205,7 @@ def _openai(c: _Conversation) -> int:
     return tokens
 
 
-def _anthropic(c: _Conversation) -> int:
+def _anthropic(c: _Conversation, log: list[dict[str, Any]]) -> int:
     from anthropic import Anthropic
 
     llm = Anthropic(api_key=c.api_key, base_url=c.base_url, max_retries=3)
@@ -190,10 +214,17 @@ def _anthropic(c: _Conversation) -> int:
     messages: list[Any] = [{"role": "user", "content": c.user}]
     tokens = 0
     for _ in range(c.max_turns):
-        answer = llm.messages.create(
-            model=c.model, max_tokens=1024, system=c.system, messages=messages,
-            tools=offered,  # type: ignore[arg-type]
-        )  # fmt: skip
+        started = time.perf_counter()
+        try:
+            answer = llm.messages.create(
+                model=c.model, max_tokens=1024, system=c.system, messages=messages,
+                tools=offered,  # type: ignore[arg-type]
+            )  # fmt: skip
+        except Exception:
+            _logged(log, "anthropic", c.model, started, (None, None), "error")
+            raise
+        counted = (answer.usage.input_tokens, answer.usage.output_tokens)
+        _logged(log, "anthropic", c.model, started, counted)
         tokens += answer.usage.input_tokens + answer.usage.output_tokens
         messages.append({"role": "assistant", "content": [b.model_dump() for b in answer.content]})
         uses = [b for b in answer.content if b.type == "tool_use"]

@@ -22,6 +22,7 @@ from accounts.services import agent_ensure, api_key_issue, tenant_ensure
 from accounts.tenancy import cross_tenant, tenant_context
 from gauntlet.models import GauntletResult
 from gauntlet.png import line_chart_png
+from memory.judge.calls import ModelCallRecord, model_calls_save
 
 
 @dataclass
@@ -97,6 +98,7 @@ def gauntlet_run(
 
         tenant_id = Tenant.objects.get(slug=slug).id
     run = uuid.uuid4()
+    agent_calls_save(tenant_id, report.results)
     with tenant_context(tenant_id):
         GauntletResult.objects.bulk_create([
             GauntletResult(
@@ -111,6 +113,15 @@ def gauntlet_run(
     if chart is not None:
         report.chart = line_chart_png([float(r["steps"]) for r in report.results], chart)
     return report
+
+
+def agent_calls_save(tenant_id: uuid.UUID, results: list[dict[str, Any]]) -> int:
+    """The LLM agents' model calls, logged as the judge's are (``ModelCall``,
+    purpose ``agent``: /stats and the admin summarise them)."""
+    calls = [(None, ModelCallRecord(**c)) for r in results for c in r.get("calls", [])]
+    with tenant_context(tenant_id):
+        model_calls_save(tenant_id=tenant_id, calls=calls, created_at=timezone.now())
+    return len(calls)
 
 
 def _poison_run(url: str, slug: str, llm: dict[str, str] | None) -> dict[str, Any]:

@@ -82,6 +82,8 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
     page = client.get("/dashboard/health/").content.decode()
     assert 'aria-label="Gauntlet: steps per task, by generation"' in page
     assert f"gen 1: {a.steps:g}" in page
+    assert 'aria-label="Gauntlet: tokens per task, by generation"' in page
+    assert f"gen 1: {a.tokens:g}" in page
 
 
 @pytest.mark.slow
@@ -89,7 +91,8 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
 def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
     live_server, module_worker, openai_fake, provider
 ):
-    from gauntlet.runner import run_agent
+    from gauntlet.runner import agent_calls_save, run_agent
+    from memory.models import ModelCall
     from tests.conftest import make_caller
     from tests.fake_llm import tool_calls
 
@@ -116,6 +119,17 @@ def test_an_llm_agent_runs_the_same_loop_through_tool_calls(
                                  "set_config: ok", "deploy: ok"]  # fmt: skip
     assert report["steps"] == 5 and report["learned"] == 1
     assert report["tokens"] == 7 * 320  # the provider's reported usage
+    # Each model call logged as the judge's are, and saved with the tenant's.
+    calls = report["calls"]
+    assert len(calls) == 7 and {c["model"] for c in calls} == {"agent-model"}
+    kinds = {(c["provider"], c["purpose"], c["outcome"]) for c in calls}
+    assert kinds == {(provider, "agent", "ok")}
+    assert sum(c["input_tokens"] + c["output_tokens"] for c in calls) == 7 * 320
+    assert all(c["latency_ms"] > 0 for c in calls)
+    assert agent_calls_save(caller.agent.tenant_id, [report]) == 7
+    with tenant_context(caller.agent.tenant_id):
+        saved = list(ModelCall.objects.filter(purpose="agent").values_list("model", flat=True))
+    assert saved == ["agent-model"] * 7
     sent = openai_fake.requests
     assert len(sent) == 7 and sent[0]["body"]["model"] == "agent-model"
     tools = sent[0]["body"]["tools"]
