@@ -21,7 +21,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
-SMALL = {"TRIBUTARY_WEB_WORKERS": "1", "TRIBUTARY_WORKER_CONCURRENCY": "1"}
+# one web worker and one pool process each (two stacks share the cores), no rate limit
+SMALL = {"TRIBUTARY_WEB_WORKERS": "1", "TRIBUTARY_WORKER_CONCURRENCY": "1",
+         "TRIBUTARY_RATE_LIMIT_PER_MINUTE": "0"}  # fmt: skip
 SUBJECTS = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
             "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
             "package mirror", "staging database", "log shipper", "feature flags", "CDN edge",

@@ -3,11 +3,12 @@
     .venv/bin/python bench/observability_bench.py [--lessons 60] [--queries 300] [--rounds 6]
 
 Two stacks (``manage.py up``) at once on this machine: OFF (no OTLP
-endpoint: the tracer is the API's no-op) and ON (every process traces,
-exporting over OTLP/HTTP to a sink on loopback that reads and drops the
-spans, as a collector would; JSON logs; ``/metrics`` scraped every second
-during the run). Prometheus counters are always kept — their cost is in
-both columns (a counter increment is measured on its own below). Each stack
+endpoint: the tracer is the API's no-op) and ON (every process traces —
+the service's sampler, one trace in ten, or ``--sampler`` — exporting over
+OTLP/HTTP to a sink on loopback that reads and drops the spans, as a
+collector would; JSON logs; ``/metrics`` scraped every 15 s, as Prometheus
+would). Prometheus counters are always kept: their cost is in both columns
+(a counter increment is measured on its own below). Each stack
 has one tenant with ``--lessons`` facts learned first; then learn rounds
 (24 learns, 8 threads) alternate OFF/ON and recall queries alternate query
 by query. Prints p50s, learn rates and the ratios ON/OFF.
@@ -63,21 +64,40 @@ def main() -> None:
     parser.add_argument("--lessons", type=int, default=60)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument(
+        "--on", default="trace,json", help="what ON turns on: trace, json (comma-separated; "
+        "empty: ON is configured as OFF, an A/A run that shows the noise)",
+    )
+    parser.add_argument(
+        "--sampler", default=None, help="OTEL_TRACES_SAMPLER of ON (default: the service's)"
+    )
     args = parser.parse_args()
     rng = random.Random(11)
     sink = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{sink.server_address[1]}"
     off = Stack("OFF", {})
-    on = Stack("ON", {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "TRIBUTARY_LOG_FORMAT": "json"})
+    parts = {part.strip() for part in args.on.split(",") if part.strip()}
+    traced = {}
+    if "trace" in parts:
+        traced["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    if "json" in parts:
+        traced["TRIBUTARY_LOG_FORMAT"] = "json"
+    if args.sampler:
+        traced["OTEL_TRACES_SAMPLER"] = args.sampler
+    on = Stack("ON", traced)
     stacks = [off, on]
     scraping = threading.Event()
 
     def scrape() -> None:
         with httpx.Client(timeout=30) as client:
             while not scraping.is_set():
-                client.get(f"{on.base}/metrics").raise_for_status()
-                scraping.wait(1.0)
+                try:
+                    client.get(f"{on.base}/metrics").raise_for_status()
+                except httpx.HTTPError:
+                    if not scraping.is_set():
+                        raise
+                scraping.wait(15.0)  # a usual Prometheus scrape interval
 
     try:
         for stack in stacks:
@@ -115,6 +135,7 @@ def main() -> None:
         print(f"\nspans exported by ON: {Sink.received / 1e6:.1f} MB of OTLP protobuf")
         print(f"a labelled counter increment: {counter_cost():.0f} ns")
     finally:
+        scraping.set()
         for stack in stacks:
             stack.stop()
         sink.shutdown()

@@ -64,17 +64,50 @@ def install_tracing(role: str) -> bool:
         "service.name": os.environ.get("OTEL_SERVICE_NAME") or "tributary",
         "tributary.process": role,
     })  # fmt: skip
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, sampler=_sampler())
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
-    DjangoInstrumentor().instrument()
-    CeleryInstrumentor().instrument()
-    PsycopgInstrumentor().instrument(skip_dep_check=True)
-    HTTPXClientInstrumentor().instrument()
+    # The standard switch of the auto-instrumentation, honoured here too:
+    # OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=psycopg drops a span per SQL
+    # statement, the largest share of tracing's cost (benchmarks.md).
+    disabled = {
+        name.strip()
+        for name in os.environ.get("OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", "").split(",")
+    }
+    instrumentors: dict[str, Any] = {
+        "django": lambda: DjangoInstrumentor().instrument(),
+        "celery": lambda: CeleryInstrumentor().instrument(),
+        "psycopg": lambda: PsycopgInstrumentor().instrument(skip_dep_check=True),
+        "httpx": lambda: HTTPXClientInstrumentor().instrument(),
+    }
+    for name, instrument in instrumentors.items():
+        if name not in disabled:
+            instrument()
     atexit.register(provider.shutdown)
     _installed = role
     log.info("tracing on (%s): spans exported over OTLP", role)
     return True
+
+
+DEFAULT_SAMPLE_RATIO = 0.1
+
+
+def _sampler() -> Any:
+    """The standard ``OTEL_TRACES_SAMPLER`` when set; otherwise one trace in
+    ten (``OTEL_TRACES_SAMPLER_ARG`` changes the ratio), decided where the
+    trace starts and followed by every process it reaches (parent-based), so
+    a sampled learn is whole from the request to the apply transaction.
+    Tracing every request costs about a tenth of recall's and learning's
+    speed on a small machine (benchmarks.md); one in ten, a few percent."""
+    if os.environ.get("OTEL_TRACES_SAMPLER"):
+        return None  # the SDK reads it
+    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
+    try:
+        ratio = float(os.environ.get("OTEL_TRACES_SAMPLER_ARG") or DEFAULT_SAMPLE_RATIO)
+    except ValueError:
+        ratio = DEFAULT_SAMPLE_RATIO
+    return ParentBased(TraceIdRatioBased(min(1.0, max(0.0, ratio))))
 
 
 @contextmanager

@@ -13,6 +13,7 @@ Color = tuple[int, int, int]
 INK: Color = (29, 39, 51)
 LINE: Color = (47, 111, 176)
 GRID: Color = (213, 219, 225)
+TOKENS: Color = (194, 87, 26)
 
 # 3x5 digits, for the axis labels.
 DIGITS = {
@@ -62,9 +63,15 @@ class Canvas:
 
 
 def line_chart_png(
-    values: Sequence[float], path: Path, width: int = 480, height: int = 240
+    values: Sequence[float],
+    path: Path,
+    width: int = 480,
+    height: int = 240,
+    tokens: Sequence[float] | None = None,
 ) -> Path:
-    """Steps per generation: x = generation 1…n, y from 0 to the maximum."""
+    """Steps per generation (blue): x = generation 1…n, y from 0 to the
+    maximum; ``tokens`` per generation (orange, thinner) on a scale of its
+    own, its maximum written on the right."""
     canvas = Canvas(width, height)
     left, right, top, bottom = 40, width - 20, 20, height - 30
     peak = max(max(values, default=1), 1)
@@ -78,6 +85,17 @@ def line_chart_png(
         (round(left + i * step), round(bottom - (bottom - top) * v / peak))
         for i, v in enumerate(values)
     ]
+    if tokens:
+        most = max(max(tokens), 1)
+        canvas.number(right - 20, top - 14, str(round(most)))
+        spent = [
+            (round(left + i * step), round(bottom - (bottom - top) * t / most))
+            for i, t in enumerate(tokens)
+        ]
+        for a, b in itertools.pairwise(spent):
+            canvas.line(a, b, TOKENS, 2)
+        for x, y in spent:
+            canvas.dot(x, y, TOKENS, 5)
     for a, b in itertools.pairwise(points):
         canvas.line(a, b, LINE, 3)
     for i, (x, y) in enumerate(points):

@@ -111,7 +111,10 @@ def gauntlet_run(
     if poison:
         report.poison = _poison_run(url, f"{slug}-poison", llm)
     if chart is not None:
-        report.chart = line_chart_png([float(r["steps"]) for r in report.results], chart)
+        report.chart = line_chart_png(
+            [float(r["steps"]) for r in report.results], chart,
+            tokens=[float(r["tokens"]) for r in report.results],
+        )  # fmt: skip
     return report
 
 

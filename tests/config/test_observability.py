@@ -100,6 +100,7 @@ def test_one_learn_is_one_trace_metrics_add_up_and_logs_are_json(data_dir: Path,
         env = {
             "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
             "OTEL_BSP_SCHEDULE_DELAY": "200",
+            "OTEL_TRACES_SAMPLER": "always_on",  # every trace (the default keeps one in ten)
             "OTEL_SERVICE_NAME": "tributary-test",
             "TRIBUTARY_LOG_FORMAT": "json",
             "TRIBUTARY_WEB_WORKERS": "1",

@@ -6,6 +6,7 @@ the planted lesson is superseded with its chain kept; the curve is drawn."""
 from __future__ import annotations
 
 import io
+import zlib
 from contextlib import redirect_stdout
 
 import pytest
@@ -16,6 +17,7 @@ from accounts.models import StaffMembership, Tenant
 from accounts.tenancy import cross_tenant, tenant_context
 from gauntlet.agent import PHRASINGS, remedies_in
 from gauntlet.models import GauntletResult
+from gauntlet.png import LINE, TOKENS
 from gauntlet.world import World
 from memory.models import Lesson
 
@@ -74,6 +76,9 @@ def test_the_gauntlet_measures_what_shared_memory_saves(
     assert "1. [superseded] The deploy API answers 429 unless the X-Batch: false" in printed
     assert "2. [active] The deploy API answers 429 unless the X-Batch: true" in printed
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Both curves are drawn: steps in blue, tokens in orange.
+    pixels = zlib.decompress(chart.read_bytes().split(b"IDAT", 1)[1][:-12])
+    assert bytes(LINE) in pixels and bytes(TOKENS) in pixels
     # The dashboard draws the curve for that tenant.
     user = User.objects.create_user("curie", password="pw-not-used", is_staff=True)
     with cross_tenant(reason="test setup"):
