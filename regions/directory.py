@@ -120,11 +120,25 @@ def prefix_of_key(raw: str) -> str | None:
     return parts[1]
 
 
+class TenantMoving(Exception):
+    """The key's tenant is being moved to another region (``tenant_move``):
+    nothing may be written to it until its placement switches."""
+
+    def __init__(self, placement: Placement) -> None:
+        super().__init__(
+            f"this tenant's memory is moving to region {placement.moving_to!r}; retry shortly"
+        )
+        self.placement = placement
+
+
 def region_of_key(raw: str) -> str | None:
     """The region a presented key routes to; None for a malformed key or an
-    unknown prefix (left unrouted, it matches no key)."""
+    unknown prefix (left unrouted, it matches no key). Raises
+    ``TenantMoving`` while the key's tenant moves."""
     if not multi_region():
         return None
     prefix = prefix_of_key(raw)
     placement = None if prefix is None else placement_of_prefix(prefix)
+    if placement is not None and placement.moving_to:
+        raise TenantMoving(placement)
     return None if placement is None else placement.region

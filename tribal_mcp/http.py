@@ -25,6 +25,8 @@ from django.http.request import split_domain_port, validate_host
 
 from accounts.throttling import rate_exceeded
 from config.errors import retry_after as retry_after_value
+from config.middleware import RETRY_AFTER_SECONDS
+from regions.directory import TenantMoving
 from tribal_mcp.server import SCOPE_PRINCIPAL, _authenticate, mcp
 
 Scope = dict[str, Any]
@@ -76,7 +78,11 @@ class McpGate:
         scheme, _, key = headers.get("authorization", "").partition(" ")
         principal = None
         if scheme.lower() == "bearer" and key.strip():
-            principal = await sync_to_async(_authenticate, thread_sensitive=False)(key.strip())
+            try:
+                principal = await sync_to_async(_authenticate, thread_sensitive=False)(key.strip())
+            except TenantMoving as exc:  # as REST answers it (regions.middleware)
+                await _refuse(send, 503, "tenant_moving", str(exc), retry_after=RETRY_AFTER_SECONDS)
+                return
         if principal is None:
             await _refuse(send, 401, "unauthorized", "a valid, unrevoked API key is required")
             return

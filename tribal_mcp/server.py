@@ -29,7 +29,7 @@ from accounts.principal import AgentPrincipal
 from accounts.services import api_key_authenticate
 from accounts.tenancy import tenant_context
 from config.errors import ApplicationError, refusal_from_database
-from regions.directory import region_of_key
+from regions.directory import TenantMoving, region_of_key
 from regions.routing import in_region
 
 T = TypeVar("T")
@@ -84,7 +84,10 @@ def _principal(ctx: Context | None) -> AgentPrincipal:  # type: ignore[type-arg]
     if request is not None:  # HTTP: authenticated by the gate for this request
         principal = request.scope.get(SCOPE_PRINCIPAL)
     elif stdio_key is not None:  # stdio: the server's one key, checked on every call
-        principal = _authenticate(stdio_key)
+        try:
+            principal = _authenticate(stdio_key)
+        except TenantMoving as exc:
+            raise ToolError(f"tenant_moving: {exc}") from None
     else:  # no request and no stdio server: nobody (never the environment's key)
         principal = None
     if principal is None:

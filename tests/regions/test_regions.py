@@ -376,6 +376,11 @@ def test_a_tenant_moves_whole_and_survives_a_kill_mid_copy(stack, keys):
     assert stack.count("us", "memory_lesson", "mover") == 0
     frozen = api(stack, key, "POST", "recall", json={"query": "Lisbon"})
     assert frozen.status_code == 503 and frozen.json()["error"]["code"] == "tenant_moving"
+    # MCP too: nothing reaches the source while it is copied.
+    mcp = httpx.post(f"{stack.base}/mcp", headers={"Authorization": f"Bearer {key}"}, json={},
+                     timeout=30)  # fmt: skip
+    assert mcp.status_code == 503 and mcp.json()["error"]["code"] == "tenant_moving"
+    assert mcp.headers["Retry-After"]
 
     done = stack.manage("tenant_move", "mover", "--to", "us", "--reason", "customer moved to Ohio")
     assert "mover is in region us" in done.stdout, done.stderr

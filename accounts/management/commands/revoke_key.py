@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts.services import api_key_revoke
 from accounts.tenancy import cross_tenant
 from config.errors import ApplicationError
-from regions.directory import region_of_key
+from regions.directory import TenantMoving, region_of_key
 from regions.routing import in_region
 
 
@@ -26,4 +26,6 @@ class Command(BaseCommand):
                 key = api_key_revoke(prefix=raw)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
+        except TenantMoving as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(f"revoked trib_{key.prefix}_… at {key.revoked_at:%Y-%m-%d %H:%M:%S %Z}")

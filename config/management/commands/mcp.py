@@ -19,7 +19,7 @@ class Command(BaseCommand):
         from accounts.services import api_key_authenticate
         from config.embedded import ensure_services
         from memory.embeddings import get_provider
-        from regions.directory import region_of_key
+        from regions.directory import TenantMoving, region_of_key
         from regions.routing import in_region
         from tribal_mcp import server
 
@@ -29,7 +29,11 @@ class Command(BaseCommand):
         ensure_services()
         # Verified in the key's region (the directory routes its prefix);
         # every call verifies it there again (tribal_mcp.server._authenticate).
-        with in_region(region_of_key(key)), transaction.atomic():
+        try:
+            region = region_of_key(key)
+        except TenantMoving as exc:
+            raise CommandError(str(exc)) from exc
+        with in_region(region), transaction.atomic():
             if api_key_authenticate(key) is None:
                 raise CommandError("TRIBUTARY_API_KEY is not a valid, unrevoked key")
         get_provider()  # load the model now, not on the first recall
