@@ -28,14 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 from _stack import ROOT, cpu_report, cpu_snapshot, machine, percentile, run_in_stack
-
-SUBJECTS = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
-            "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
-            "package mirror", "staging database", "log shipper", "feature flags", "CDN edge",
-            "scheduler", "mail relay", "metrics store", "queue broker", "vault"]  # fmt: skip
-CLAIMS = ["listens on port {n}", "times out after {n} seconds", "runs at {h:02d}:00 UTC",
-          "keeps backups for {n} days", "rejects payloads over {n} KB",
-          "retries at most {n} times", "logs error E{n} when the disk is full"]  # fmt: skip
+from _upstack import CLAIMS, SUBJECTS
 
 
 def lesson(agent: int, n: int, rng: random.Random) -> str:

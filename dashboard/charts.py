@@ -63,16 +63,8 @@ def line_chart(
     coords = [
         (left + i * step, top_pad + plot_h - plot_h * y / top) for i, (_, y) in enumerate(points)
     ]
-    if len(coords) > 1:
-        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-        parts.append(
-            f'<polyline points="{path}" fill="none" stroke="{PALETTE[0]}" stroke-width="2"/>'
-        )
-    for (x, y), (label, value) in zip(coords, points, strict=True):
-        parts.append(
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{PALETTE[0]}">'
-            f"<title>{escape(label)}: {value:g}</title></circle>"
-        )
+    parts += _polyline(coords, [f"{escape(label)}: {value:g}" for label, value in points],
+                       PALETTE[0])  # fmt: skip
     if points:
         for index in sorted({0, len(points) - 1}):
             parts.append(
@@ -81,6 +73,23 @@ def line_chart(
             )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 (every label escaped above)
+
+
+def _polyline(
+    coords: Sequence[tuple[float, float]], titles: Sequence[str], colour: str, extra: str = ""
+) -> list[str]:
+    """A series: the line through ``coords`` and a dot at each, titled
+    (``titles`` already escaped; ``extra``: attributes of each dot)."""
+    parts = []
+    if len(coords) > 1:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+    for (x, y), title in zip(coords, titles, strict=True):
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"{extra}>'
+            f"<title>{title}</title></circle>"
+        )
+    return parts
 
 
 def history_chart(
@@ -123,18 +132,12 @@ def history_chart(
         )
     for index, (label, points) in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
-        coords = [at(x, y) for x, y in points]
-        if len(coords) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-            parts.append(
-                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
-            )
-        for (cx, cy), (x, y) in zip(coords, points, strict=True):
-            parts.append(
-                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}" '
-                f'data-series="{escape(label)}"><title>{escape(label)} {escape(x)}: {y:g}'
-                "</title></circle>"
-            )
+        parts += _polyline(
+            [at(x, y) for x, y in points],
+            [f"{escape(label)} {escape(x)}: {y:g}" for x, y in points],
+            colour,
+            f' data-series="{escape(label)}"',
+        )
         parts.append(
             f'<text x="{left + index * 150}" y="{height - 6}" class="label" fill="{colour}">'
             f"● {escape(label)}</text>"

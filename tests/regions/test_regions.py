@@ -217,24 +217,23 @@ async def mcp_recall(stack: Stack, key: str, query: str) -> list[str]:
             streamable_http_client(f"{stack.base}/mcp", http_client=http)
         )
         session = await exits.enter_async_context(ClientSession(read, write))
-        await session.initialize()
-        result = await session.call_tool("tribal_recall", {"query": query, "k": 3})
-        assert not result.isError, result.content
-        body = result.structuredContent or json.loads(result.content[0].text)
-        body = body.get("result", body)
-        return [hit["lesson"]["content"] for hit in body["results"]]
+        return await _recall_contents(session, query)
+
+
+async def _recall_contents(session: ClientSession, query: str) -> list[str]:
+    await session.initialize()
+    result = await session.call_tool("tribal_recall", {"query": query, "k": 3})
+    assert not result.isError, result.content
+    body = result.structuredContent or json.loads(result.content[0].text)
+    body = body.get("result", body)
+    return [hit["lesson"]["content"] for hit in body["results"]]
 
 
 async def mcp_stdio_recall(stack: Stack, key: str, query: str) -> list[str]:
     env = up_env(stack.data_dir, **REGIONS, TRIBUTARY_API_KEY=key)
     params = StdioServerParameters(command=MANAGE[0], args=[*MANAGE[1:], "mcp"], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        result = await session.call_tool("tribal_recall", {"query": query, "k": 3})
-        assert not result.isError, result.content
-        body = result.structuredContent or json.loads(result.content[0].text)
-        body = body.get("result", body)
-        return [hit["lesson"]["content"] for hit in body["results"]]
+        return await _recall_contents(session, query)
 
 
 def test_mcp_serves_both_regions(stack, keys):
