@@ -54,7 +54,6 @@ def install_tracing(role: str) -> bool:
         return False
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.instrumentation.celery import CeleryInstrumentor
-    from opentelemetry.instrumentation.django import DjangoInstrumentor
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
     from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
     from opentelemetry.sdk.resources import Resource
@@ -76,9 +75,11 @@ def install_tracing(role: str) -> bool:
         for name in os.environ.get("OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", "").split(",")
     }
     instrumentors: dict[str, Any] = {
-        "django": lambda: DjangoInstrumentor().instrument(),
+        "django": _instrument_django,
         "celery": lambda: CeleryInstrumentor().instrument(),
-        "psycopg": lambda: PsycopgInstrumentor().instrument(skip_dep_check=True),
+        "psycopg": lambda: PsycopgInstrumentor().instrument(
+            skip_dep_check=True, tracer_provider=InsideRecordedTraces(provider)
+        ),
         "httpx": lambda: HTTPXClientInstrumentor().instrument(),
     }
     for name, instrument in instrumentors.items():
@@ -88,6 +89,52 @@ def install_tracing(role: str) -> bool:
     _installed = role
     log.info("tracing on (%s): spans exported over OTLP", role)
     return True
+
+
+class InsideRecordedTraces:
+    """The tracer provider given to psycopg's instrumentation: a statement is
+    a span only inside a recorded trace. Outside one — the nine traces in
+    ten the sampler drops, and work under no trace at all, such as the
+    learn drain's claims — it gets the shared invalid span and the context is
+    left alone, instead of a non-recording span (or a trace of its own) made
+    and dropped for each of the dozens of statements a learn batch runs."""
+
+    def __init__(self, provider: Any) -> None:
+        self._provider = provider
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> _ChildSpansOnly:
+        return _ChildSpansOnly(self._provider.get_tracer(*args, **kwargs))
+
+
+class _ChildSpansOnly:
+    def __init__(self, tracer: trace.Tracer) -> None:
+        self._tracer = tracer
+
+    @contextmanager
+    def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Iterator[trace.Span]:
+        if not trace.get_current_span().is_recording():
+            yield trace.INVALID_SPAN
+            return
+        with self._tracer.start_as_current_span(name, *args, **kwargs) as current:
+            yield current
+
+    def start_span(self, name: str, *args: Any, **kwargs: Any) -> trace.Span:
+        if not trace.get_current_span().is_recording():
+            return trace.INVALID_SPAN
+        return self._tracer.start_span(name, *args, **kwargs)
+
+
+def _instrument_django() -> None:
+    """The official instrumentation, its middleware swapped for the
+    subclass that runs in async mode (``config.tracing_middleware``)."""
+    from django.conf import settings
+    from opentelemetry.instrumentation.django import DjangoInstrumentor
+
+    from config.tracing_middleware import PATH
+
+    DjangoInstrumentor().instrument()
+    official = DjangoInstrumentor._opentelemetry_middleware
+    settings.MIDDLEWARE = [PATH if m == official else m for m in settings.MIDDLEWARE]
 
 
 DEFAULT_SAMPLE_RATIO = 0.1

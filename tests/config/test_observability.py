@@ -132,6 +132,8 @@ def test_one_learn_is_one_trace_metrics_add_up_and_logs_are_json(data_dir: Path,
             assert {"web", "worker"} <= processes, processes
             server = [s for s in trace if s.kind == 2]  # SPAN_KIND_SERVER
             assert server and any("learn" in s.name for s in server), [s.name for s in server]
+            # the route, set by the middleware's process_view (run in place in async mode)
+            assert {s.attributes.get("http.route") for s in server} & {"api/v1/learn"}, server
             assert any(name.startswith("run/memory.tasks.process_learn_request") for name in names)
             assert {"learn.batch", "learn.claim", "learn.embed", "learn.judge"} <= names, names
             [txn] = [s for s in trace if s.name == "db.txn"]
@@ -139,6 +141,11 @@ def test_one_learn_is_one_trace_metrics_add_up_and_logs_are_json(data_dir: Path,
             assert txn.attributes["tributary.txn.attempts"] >= 1
             by_id = {s.span_id: s for s in trace}
             assert by_id[txn.parent].name == "learn.batch"
+            # psycopg's statements are spans inside the recorded trace: some under the txn
+            under_txn = [s for s in trace if s.kind == 3 and _ancestors(s, by_id) & {txn.span_id}]
+            assert under_txn and all(
+                "db.system" in s.attributes or "db.system.name" in s.attributes for s in under_txn
+            )
             # The recall's spans (exported in the web's next batch).
             parts = {"recall", "recall.embedding", "recall.vector", "recall.fulltext",
                      "recall.fusion", "recall.provenance"}  # fmt: skip
@@ -180,6 +187,14 @@ def test_one_learn_is_one_trace_metrics_add_up_and_logs_are_json(data_dir: Path,
     assert request_line["tenant"] == "otel" and request_line["outcome"] == "ok"
     assert request_line["route"] == "api/v1/learn" and request_line["status"] in (200, 201)
     assert request_line.get("trace_id") and len(request_line["trace_id"]) == 32
+
+
+def _ancestors(span: Span, by_id: dict[str, Span]) -> set[str]:
+    found: set[str] = set()
+    while span.parent in by_id and span.parent not in found:
+        found.add(span.parent)
+        span = by_id[span.parent]
+    return found
 
 
 def _wait_for_learn_trace(receiver: Receiver) -> list[Span]:

@@ -1,0 +1,56 @@
+"""Statement spans (psycopg's instrumentation) only inside recorded traces."""
+
+from __future__ import annotations
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
+
+from config.telemetry import InsideRecordedTraces
+
+
+def _provider(sampler: object) -> tuple[TracerProvider, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=sampler)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+def test_a_statement_is_a_child_span_of_a_recorded_trace():
+    provider, exporter = _provider(ALWAYS_ON)
+    statements = InsideRecordedTraces(provider).get_tracer("psycopg")
+    with (
+        provider.get_tracer("tributary").start_as_current_span("db.txn") as txn,
+        statements.start_as_current_span("SELECT", kind=trace.SpanKind.CLIENT) as stmt,
+    ):
+        assert stmt.is_recording()
+        assert trace.get_current_span() is stmt
+    by_name = {s.name: s for s in exporter.get_finished_spans()}
+    assert set(by_name) == {"db.txn", "SELECT"}
+    assert by_name["SELECT"].parent.span_id == txn.get_span_context().span_id
+    assert by_name["SELECT"].kind is trace.SpanKind.CLIENT
+
+
+def test_outside_a_recorded_trace_a_statement_is_nothing():
+    provider, exporter = _provider(ALWAYS_ON)
+    statements = InsideRecordedTraces(provider).get_tracer("psycopg")
+    before = trace.get_current_span()
+    # under no trace: no trace of its own, and the context is left alone
+    with statements.start_as_current_span("SELECT") as stmt:
+        assert stmt is trace.INVALID_SPAN and not stmt.is_recording()
+        assert trace.get_current_span() is before
+    assert statements.start_span("SELECT") is trace.INVALID_SPAN
+    assert exporter.get_finished_spans() == ()
+
+
+def test_under_a_trace_the_sampler_dropped_a_statement_is_nothing():
+    provider, exporter = _provider(ParentBased(ALWAYS_OFF))
+    statements = InsideRecordedTraces(provider).get_tracer("psycopg")
+    with provider.get_tracer("tributary").start_as_current_span("recall") as dropped:
+        assert not dropped.is_recording()
+        with statements.start_as_current_span("SELECT") as stmt:
+            assert stmt is trace.INVALID_SPAN
+            assert trace.get_current_span() is dropped
+    assert exporter.get_finished_spans() == ()
