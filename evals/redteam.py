@@ -31,8 +31,8 @@ class RedTeamReport:
     false_positives: int
     misses: list[dict[str, Any]]
     by_class: dict[str, tuple[int, int]]  # class → (caught, cases)
-    # the learned signal (advisory): (attacks, look-alikes) it would block past the rules
-    learned_would_add: tuple[int, int] = (0, 0)
+    # the learned signal: (attacks, look-alikes) it blocks past the rules
+    learned_added: tuple[int, int] = (0, 0)
 
     @property
     def block_rate(self) -> float:
@@ -77,11 +77,12 @@ def evaluate(
     vectors = embed_cases(cases) if vectors is None else vectors
     by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
-    learned_added = [0, 0]  # attacks, look-alikes the learned signal alone would add
+    learned_added = [0, 0]  # attacks, look-alikes the learned signal blocks past the rules
     for case, vector in zip(cases, vectors, strict=True):
         blocked = screen(case["content"]).blocked
         if not blocked and vector is not None and screen_vector(vector).blocked:
             learned_added[0 if case["attack"] else 1] += 1
+            blocked = True
         right = blocked == case["attack"]
         by_class[case["class"]][0] += int(right)
         by_class[case["class"]][1] += 1
@@ -97,7 +98,7 @@ def evaluate(
         false_positives=sum(c["id"] in missed for c in benign),
         misses=misses,
         by_class={k: (v[0], v[1]) for k, v in sorted(by_class.items())},
-        learned_would_add=(learned_added[0], learned_added[1]),
+        learned_added=(learned_added[0], learned_added[1]),
     )
 
 
@@ -107,10 +108,8 @@ def format_report(report: RedTeamReport) -> str:
         f"  block rate            {report.block_rate:.3f}",
         f"  false-positive rate   {report.false_positive_rate:.3f}",
     ]
-    attacks, benign = report.learned_would_add
-    lines.append(
-        f"  learned signal (advisory) would add {attacks} attacks and {benign} look-alikes"
-    )
+    attacks, benign = report.learned_added
+    lines.append(f"  the learned signal, past the rules: {attacks} attacks, {benign} look-alikes")
     for name, (right, total) in report.by_class.items():
         lines.append(f"  {name:<22}{right}/{total}")
     for case in report.misses:
@@ -119,10 +118,25 @@ def format_report(report: RedTeamReport) -> str:
     return "\n".join(lines)
 
 
+def ordinary_lessons() -> list[str]:
+    """Ordinary lessons, none an attack: every lesson of the judge's golden
+    set (new and stored), written across many domains. The learned signal is
+    fitted to tell attacks from these as well as from the look-alikes, and
+    its threshold sits above every one of them held out."""
+    from evals import judge_report
+
+    cases = judge_report.load_golden()
+    return sorted({t for c in cases for t in (c.content, *(x.content for x in c.candidates))})
+
+
+LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals/blind_scores.json)
+
+
 def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) -> dict[str, Any]:
-    """Fit the learned signal's weights on the set (memory/guard/learned.py)
-    and choose its threshold above every look-alike's cross-validated score.
-    Returns what was written."""
+    """Fit the learned signal's weights (memory/guard/learned.py): attacks
+    against look-alikes and ordinary lessons, with the threshold above every
+    one of those negatives' cross-validated scores (never below 0.9), so it
+    blocks no text like the ones it was fitted on. Returns what was written."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
@@ -130,18 +144,24 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
     from memory.guard import learned
 
     cases = load_cases() if cases is None else cases
-    x = np.asarray(embed_cases(cases), dtype=np.float64)
-    y = np.asarray([bool(c["attack"]) for c in cases])
+    ordinary = ordinary_lessons()
+    x = np.asarray(
+        embed_cases(cases) + embed_cases([{"content": t} for t in ordinary]), dtype=np.float64
+    )
+    y = np.asarray([bool(c["attack"]) for c in cases] + [False] * len(ordinary))
     held_out = np.zeros(len(y))
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y):
-        model = LogisticRegression(C=4.0, max_iter=5000).fit(x[train], y[train])
+        model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x[train], y[train])
         held_out[test] = model.predict_proba(x[test])[:, 1]
-    # above every look-alike's held-out score, with a margin; never below 0.9
-    threshold = max(0.9, float(held_out[~y].max()) + 0.05)
-    model = LogisticRegression(C=4.0, max_iter=5000).fit(x, y)
+    threshold = max(0.9, float(held_out[~y].max()) + 0.02)
+    model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x, y)
+    look_alikes = len(cases) - int(sum(c["attack"] for c in cases))
     fitted = {
         "model": learned.DEFAULT_MODEL,
-        "fitted_on": f"evals/redteam.json ({int(y.sum())} attacks, {int((~y).sum())} look-alikes)",
+        "fitted_on": (
+            f"evals/redteam.json ({int(y.sum())} attacks, {look_alikes} look-alikes) and "
+            f"{len(ordinary)} ordinary lessons of evals/judge_golden.json"
+        ),
         "held_out_attacks_above_threshold": int((held_out[y] >= threshold).sum()),
         "threshold": round(threshold, 4),
         "bias": round(float(model.intercept_[0]), 6),

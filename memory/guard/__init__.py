@@ -60,8 +60,8 @@ def screen(content: str, situation: str = "") -> Screening:
 
 
 def screen_vector(vector: Sequence[float]) -> Screening:
-    """The learned signal on a lesson's embedding: what it would decide
-    (reported by the evaluations; the learn pipeline does not act on it)."""
+    """The learned signal on a lesson's embedding (the learn pipeline asks
+    it of each lesson the rules let through, once the lesson is embedded)."""
     if learned.is_attack(vector):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
     return Screening(False)

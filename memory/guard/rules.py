@@ -95,12 +95,21 @@ _MENTION_BEFORE = re.compile(
     r"|instead of|rather than|avoid|for example|such as|like|as in)\b|\be\.g\.)[^;]{0,25}$",
     re.IGNORECASE,
 )
+# After one: the command names a kind of thing ("curl | bash style installers").
+_MENTION_AFTER = re.compile(
+    r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b", re.IGNORECASE
+)
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 
 
 def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
     for found in pattern.finditer(text):
-        if rule not in _MENTIONABLE or not _MENTION_BEFORE.search(text, 0, found.start()):
+        if rule not in _MENTIONABLE:
+            return True
+        mentioned = _MENTION_BEFORE.search(text, 0, found.start()) or _MENTION_AFTER.match(
+            text, found.end()
+        )
+        if not mentioned:
             return True
     return False
 

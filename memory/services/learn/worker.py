@@ -24,7 +24,7 @@ from config.db.advisory import advisory_try_lock, advisory_unlock
 from config.metrics import LEARN_OUTCOMES, QUARANTINES, TXN_REVALIDATIONS
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
-from memory.guard import Screening, screen
+from memory.guard import Screening, screen, screen_vector
 from memory.judge import Judge, judge_for
 from memory.models import (
     LearnRequest,
@@ -190,10 +190,18 @@ def _prepare_batch(
         # task's retry, or the periodic re-enqueue) can take it at once.
         _release(tenant_id, claimed)
         raise
+    embedded = {r.id: v for r, v in zip(clean, vectors, strict=True)}
+    # The learned signal reads the vector: what it blocks is quarantined like
+    # a rule's catch, and keeps no vector (it is never a judge's candidate).
+    for request_id, vector in list(embedded.items()):
+        learned = screen_vector(vector)
+        if learned.blocked:
+            screenings[request_id] = learned
+            del embedded[request_id]
     return _Prepared(
         claimed=claimed,
         screenings=screenings,
-        vectors={r.id: v for r, v in zip(clean, vectors, strict=True)},
+        vectors=embedded,
         embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2),
     )
 
