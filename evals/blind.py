@@ -100,6 +100,12 @@ def record(
     return entry
 
 
+def _batch_id(batch: str, case_id: str) -> str:
+    """A case's id in the golden sets, prefixed with its batch (two helpers
+    may well pick the same id)."""
+    return case_id if case_id.startswith(f"{batch}:") else f"{batch}:{case_id}"
+
+
 def adopt(*, batch: str, classification: Path, redteam_path: Path) -> tuple[int, int]:
     """Add a scored batch to the golden sets. Returns (classification, red-team) cases added."""
     from evals import judge_report, redteam
@@ -107,21 +113,24 @@ def adopt(*, batch: str, classification: Path, redteam_path: Path) -> tuple[int,
     if not any(s["batch"] == batch for s in load_scores()):
         raise ValueError(f"batch {batch!r} has no recorded blind score: score it first")
     judge_report.load_golden(classification)  # validates
-    added = []
+    writes = []
     for source, target in (
         (classification, judge_report.GOLDEN_PATH),
         (redteam_path, redteam.REDTEAM_PATH),
     ):
         existing = json.loads(target.read_text(encoding="utf-8"))
         ids = {c["id"] for c in existing}
-        new = [{**c, "batch": batch} for c in json.loads(source.read_text(encoding="utf-8"))]
+        new = [
+            {**c, "id": _batch_id(batch, c["id"]), "batch": batch}
+            for c in json.loads(source.read_text(encoding="utf-8"))
+        ]
         clash = ids & {c["id"] for c in new}
         if clash:
             raise ValueError(f"{target.name} already holds {sorted(clash)[:3]}")
-        target.write_text(
-            json.dumps(existing + new, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        added.append(len(new))
+        writes.append((target, existing + new, len(new)))
+    for target, cases, _ in writes:  # both checked first: nothing half-adopted
+        target.write_text(json.dumps(cases, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    added = [count for _, _, count in writes]
     return added[0], added[1]
 
 
