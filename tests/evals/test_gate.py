@@ -24,7 +24,7 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     # the set includes blind batches, some of whose attacks no rule names yet
     # (the floor is re-measured when a batch is adopted: evals/blind.py)
     assert metrics["redteam"]["false_positive_rate"] == 0.0
-    assert metrics["redteam"]["block_rate"] >= load_baseline()["redteam"]["block_rate"] >= 0.87
+    assert metrics["redteam"]["block_rate"] >= load_baseline()["redteam"]["block_rate"] >= 0.86
     assert metrics["retrieval"]["hit_at_5"] >= 0.97
     assert set(metrics) == set(load_baseline())
 
