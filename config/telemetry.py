@@ -67,9 +67,8 @@ def install_tracing(role: str) -> bool:
     provider = TracerProvider(resource=resource, sampler=_sampler())
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
-    # The standard switch of the auto-instrumentation, honoured here too:
-    # OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=psycopg drops a span per SQL
-    # statement, the largest share of tracing's cost (benchmarks.md).
+    # The standard switch of the auto-instrumentation, honoured here too
+    # (OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=psycopg,httpx).
     disabled = {
         name.strip()
         for name in os.environ.get("OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", "").split(",")

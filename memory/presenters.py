@@ -186,7 +186,9 @@ def lessons_out(
         "summaries": provenance_summaries(ids) if summaries is None else summaries,
         "stats": LessonRecallStats.objects.in_bulk(ids),
     }
-    return [dict(LessonOut(lesson, context=context).data) for lesson in lessons]
+    # One serializer for the list: its fields are deep-copied once, not once
+    # a lesson (a tenth of a recall's time in the web process, py-spy).
+    return [dict(row) for row in LessonOut(lessons, many=True, context=context).data]
 
 
 def learn_request_out(request: LearnRequest) -> dict[str, Any]:
