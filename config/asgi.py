@@ -5,7 +5,6 @@ manager starts with it."""
 import os
 
 import django
-from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
@@ -15,7 +14,10 @@ from config.telemetry import install_tracing  # noqa: E402  (needs settings)
 # Before Django builds its middleware chain: the Django instrumentation
 # adds its own (opt-in: OTEL_EXPORTER_OTLP_ENDPOINT; config/telemetry.py).
 install_tracing("web")
-django_application = get_asgi_application()
+
+from config.asgi_handler import OneHopASGIHandler  # noqa: E402
+
+django_application = OneHopASGIHandler()
 
 from config.asgi_limits import BodyLimit  # noqa: E402  (needs settings)
 from config.embedded import ensure_services  # noqa: E402

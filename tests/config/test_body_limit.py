@@ -17,12 +17,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def base_url() -> Iterator[str]:
-    from django.core.asgi import get_asgi_application
-
+    from config.asgi_handler import OneHopASGIHandler
     from config.asgi_limits import BodyLimit
     from tribal_mcp.http import build
 
-    with serve_asgi(BodyLimit(build(get_asgi_application()))) as url:
+    with serve_asgi(BodyLimit(build(OneHopASGIHandler()))) as url:
         yield url
 
 

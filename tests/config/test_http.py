@@ -144,14 +144,20 @@ def test_under_asgi_no_middleware_forces_a_thread_hop(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_through_the_asgi_app_static_files_size_limits_and_the_api_answer(settings):
-    """The chain in async mode: WhiteNoise still serves the static files,
-    the size limit still refuses first, and other requests pass through."""
+    """The service's handler (``config.asgi_handler``): WhiteNoise still
+    serves the static files, the size limit still refuses first, other
+    requests pass through the chain in one thread hop, and the learn
+    long-poll (an async view) through Django's async chain."""
     import asyncio
 
-    from django.core.asgi import get_asgi_application
+    from asgiref.sync import iscoroutinefunction
+
+    from config.asgi_handler import OneHopASGIHandler
 
     caller = make_caller("acme", "alice")
-    app = get_asgi_application()
+    app = OneHopASGIHandler()
+    assert not iscoroutinefunction(app._middleware_chain)  # type: ignore[attr-defined]  # one hop
+    assert iscoroutinefunction(app._async_views._middleware_chain)  # type: ignore[attr-defined]
 
     async def calls() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
@@ -165,9 +171,17 @@ def test_through_the_asgi_app_static_files_size_limits_and_the_api_answer(settin
                     headers={**caller.headers, "Content-Type": "application/json"},
                 ),
                 await client.get("/api/v1/whoami", headers=caller.headers),
+                await client.post(
+                    "/api/v1/learn",
+                    params={"wait": 1},
+                    headers=caller.headers,
+                    json={"content": "The long-poll answers through the async chain."},
+                ),
             ]
 
-    static, missing, oversized, whoami = asyncio.run(calls())
+    static, missing, oversized, whoami, learned = asyncio.run(calls())
+    # no worker runs here: the view waited its second and answered pending
+    assert learned.status_code == 202 and learned.json()["status"] == "pending"
     assert static.status_code == 200 and "javascript" in static.headers["content-type"]
     assert "htmx" in static.text or "function" in static.text
     assert missing.status_code == 404

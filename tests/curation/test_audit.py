@@ -122,11 +122,10 @@ def test_every_curator_action_through_every_surface_is_audited_once(api, client)
     ]  # fmt: skip
 
     # MCP over HTTP, as cora.
-    from django.core.asgi import get_asgi_application
-
+    from config.asgi_handler import OneHopASGIHandler
     from tribal_mcp.http import build
 
-    with serve_asgi(build(get_asgi_application()), lifespan="on") as url:
+    with serve_asgi(build(OneHopASGIHandler()), lifespan="on") as url:
         _mcp(f"{url}/mcp", cora, [
             ("tribal_pin", {"lesson_id": ids[3], "reason": "keep", "pinned": True}),
             ("tribal_retire", {"lesson_id": ids[3], "reason": "replaced"}),

@@ -47,11 +47,10 @@ LESSON = "The deploy API answers 429 unless the X-Batch: true header is sent."
 def mcp_url() -> Iterator[str]:
     """The real ASGI app (Django + /mcp) under uvicorn, on loopback: one per
     module (the SDK's session manager runs once per server)."""
-    from django.core.asgi import get_asgi_application
-
+    from config.asgi_handler import OneHopASGIHandler
     from tribal_mcp.http import build
 
-    with serve_asgi(build(get_asgi_application()), lifespan="on") as url:
+    with serve_asgi(build(OneHopASGIHandler()), lifespan="on") as url:
         yield f"{url}/mcp"
 
 
