@@ -162,6 +162,7 @@ EVAL_METRICS: tuple[tuple[str, str, str], ...] = (
     ("redteam", "false_positive_rate", "injection screen: look-alikes blocked"),
     ("retrieval", "hit_at_5", "retrieval: hit@5"),
     ("retrieval", "mrr", "retrieval: MRR"),
+    ("longmem", "evidence_recall_at_10", "long histories: evidence recall@10"),
 )
 
 

@@ -57,13 +57,13 @@ class SeedingJudge:
         return Verdict(Relation.NOVEL, None, 1.0, "seeded corpus", self.name)
 
 
-def eval_principal() -> AgentPrincipal:
-    """The evaluation tenant's agent, its memory emptied (it holds nothing
+def eval_principal(slug: str = EVAL_TENANT) -> AgentPrincipal:
+    """An evaluation tenant's agent, its memory emptied (it holds nothing
     but what the last evaluation seeded)."""
     from accounts.models import Tenant
 
     with cross_tenant(reason="evaluation set-up"):
-        tenant: Tenant = tenant_ensure(slug=EVAL_TENANT)
+        tenant: Tenant = tenant_ensure(slug=slug)
         agent = agent_ensure(tenant=tenant, name="evaluator", role=Role.CURATOR)
     with transaction.atomic(), tenant_context(tenant.id), connection.cursor() as cursor:
         # observations are undeletable but for a tenant being erased

@@ -1,4 +1,4 @@
-"""The evaluation harness: classification, retrieval and red team, against
+"""The evaluation harness: classification, retrieval, long histories and red team, against
 the committed floors in ``evals/baseline.json``.
 
 Two tiers:
@@ -6,7 +6,7 @@ Two tiers:
 * **offline** — the deterministic judge; no network. The CI gate: ``make
   test`` runs it (tests/evals/test_gate.py) and fails below a floor.
 * **live** — the LLM judge configured in settings (``TRIBUTARY_JUDGE`` …)
-  for classification; retrieval and the red team are the same as offline.
+  for classification and for learning the long histories; the rest as offline.
 
 ``python manage.py evals [--tier offline|live]`` runs one tier against the
 service's database (in its own ``tributary-evals`` tenant, emptied first),
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import judge_report, redteam, retrieval
+from evals import judge_report, longmem, redteam, retrieval
 
 BASELINE_PATH = Path(__file__).resolve().parent / "baseline.json"
 # Metrics where lower is better; every other one is a floor.
@@ -45,6 +45,7 @@ def run(*, tier: str = "offline") -> EvalResult:
         judge, cases, judge_report.compute_similarities(judge_report.load_encoder(), cases)
     )
     recall = retrieval.run()
+    histories = longmem.evaluate(judge=judge)
     screen = redteam.evaluate()
     return EvalResult(
         metrics={
@@ -53,11 +54,13 @@ def run(*, tier: str = "offline") -> EvalResult:
                 "destructive_precision": round(classification.destructive_precision, 4),
             },
             "retrieval": recall.metrics(),
+            "longmem": histories.metrics(),
             "redteam": screen.metrics(),
         },
         reports=[
             judge_report.format_report(classification),
             retrieval.format_report(recall),
+            longmem.format_report(histories),
             redteam.format_report(screen),
         ],
         judge=getattr(judge, "name", type(judge).__name__),

@@ -3,11 +3,13 @@ floor (or ceiling) committed in evals/baseline.json."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evals import judge_report
+from evals import judge_report, longmem
 from evals.run import below_baseline, load_baseline
 from memory.models import EvalRun
 
@@ -26,6 +28,7 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     assert metrics["redteam"]["false_positive_rate"] == 0.0
     assert metrics["redteam"]["block_rate"] >= load_baseline()["redteam"]["block_rate"] >= 0.86
     assert metrics["retrieval"]["hit_at_5"] >= 0.97
+    assert metrics["longmem"]["evidence_recall_at_10"] >= 0.88
     assert set(metrics) == set(load_baseline())
 
 
@@ -66,6 +69,14 @@ def test_the_sets_are_as_large_as_promised():
         "judge-override", "reader-instruction", "exfiltration", "remote-code", "role-markup",
         "encoded-payload", "security-weakening", "concealment",
     }  # fmt: skip
+    histories = longmem.load()
+    facts = {f["id"]: h["id"] for h in histories["histories"] for f in h["facts"]}
+    assert len(histories["histories"]) == 4 and len(facts) >= 520
+    kinds = {q["kind"] for q in histories["questions"]}
+    assert kinds == {"single", "multi-hop", "temporal", "adversarial"}
+    for q in histories["questions"]:
+        assert all(facts[e] == q["history"] for e in q["evidence"])
+        assert (q["kind"] == "adversarial") == (not q["evidence"])
     golden = retrieval.load_golden()
     assert len(golden["lessons"]) >= 100 and len(golden["queries"]) >= 60
     assert {q["type"] for q in golden["queries"]} == {"paraphrase", "exact-token"}
@@ -87,10 +98,18 @@ def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
         with pytest.raises(CommandError, match=r"classification\.strict_accuracy"):
             call_command("evals", "--tier", "live")
         # One call per golden case the harness offers candidates for (a case
-        # with none needs no call).
+        # with none needs no call), in the set's order; then the long
+        # histories' learns, judged by the same model.
         golden = judge_report.load_golden()
         with_candidates = [c for c in golden if c.candidates]
-        assert len(fake.requests) == len(with_candidates)
+        classifying = fake.requests[: len(with_candidates)]
+        assert len(classifying) == len(with_candidates)
+        for request, case in zip(classifying, with_candidates, strict=True):
+            assert json.dumps(case.content)[1:-1] in json.dumps(request["body"])
+        learning = [json.dumps(r["body"]) for r in fake.requests[len(with_candidates) :]]
+        assert learning
+        dates = {f["date"] for h in longmem.load()["histories"] for f in h["facts"]}
+        assert all(any(f"{date}: " in body for date in dates) for body in learning)
         assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
     run = EvalRun.objects.get(tier="live")
     assert run.judge == "openai:always-novel" and not run.passed

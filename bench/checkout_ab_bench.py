@@ -1,0 +1,84 @@
+"""Recall and learn of two checkouts side by side: A/B of a change.
+
+    git worktree add /tmp/before <rev>   # and link or build its .venv
+    .venv/bin/python bench/checkout_ab_bench.py --a /tmp/before --b . [--queries 600]
+
+Starts ``manage.py up`` from each checkout (one web worker, one pool
+process each, as ``bench/_upstack.py``), learns the same facts into each,
+then sends recall queries to both, alternating which goes first query by
+query, so the machine's noise falls on both alike. Prints recall p50 over
+HTTP (the query embedding included; queries are distinct, so no cache
+answers) and the ratio B/A.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _upstack
+from _upstack import SUBJECTS, Stack, fact, learn_round, post
+
+
+class CheckoutStack(Stack):
+    """A stack started from another checkout's ``manage.py``."""
+
+    def __init__(self, name: str, root: Path) -> None:
+        self.root = root
+        _upstack.MANAGE = [sys.executable, str(root / "manage.py")]
+        _upstack.ROOT = root
+        super().__init__(name, {})
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run([sys.executable, str(self.root / "manage.py"), *args],
+                              env=self.env, cwd=self.root, capture_output=True, text=True,
+                              check=True, timeout=600)  # fmt: skip
+        return done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--a", type=Path, required=True, help="the checkout before")
+    parser.add_argument("--b", type=Path, default=Path("."), help="the checkout after")
+    parser.add_argument("--lessons", type=int, default=120)
+    parser.add_argument("--queries", type=int, default=600)
+    args = parser.parse_args()
+    a, b = CheckoutStack("A", args.a.resolve()), CheckoutStack("B", args.b.resolve())
+    rng = random.Random(5)
+    try:
+        for stack in (a, b):
+            stack.wait()
+            stack.keys = [stack.key("ab", None)]
+        for stack in (a, b):
+            learn_round(stack, [(stack.keys[0], fact(rng, stack.name, i))
+                                for i in range(args.lessons)])  # fmt: skip
+        timings: dict[str, list[float]] = {"A": [], "B": []}
+        with httpx.Client(timeout=60) as client:
+            for stack in (a, b):
+                post(client, stack, stack.keys[0], "recall", {"query": "warm up"})
+            for q in range(args.queries):
+                query = (f"{rng.choice(SUBJECTS)} {rng.choice(['port', 'timeout', 'backups'])} "
+                         f"{q}")  # fmt: skip
+                for stack in (a, b) if q % 2 == 0 else (b, a):
+                    started = time.perf_counter()
+                    answer = post(client, stack, stack.keys[0], "recall", {"query": query, "k": 10})
+                    timings[stack.name].append((time.perf_counter() - started) * 1000)
+                    answer.raise_for_status()
+        p50a, p50b = statistics.median(timings["A"]), statistics.median(timings["B"])
+        print(f"recall p50 over HTTP: A {p50a:.1f} ms, B {p50b:.1f} ms, B/A {p50b / p50a:.3f}")
+    finally:
+        a.stop()
+        b.stop()
+
+
+if __name__ == "__main__":
+    main()
