@@ -36,9 +36,11 @@ from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
+from memory.temporal import asks_about_the_past
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
+TEXT_WEIGHT = 1.0  # the full-text leg's weight in the fusion (the vector leg's is 1)
 TERM_DF_CAP = 200  # a query term in this many lessons or more is "common"
 TERM_SCAN_CAP = 2 * TERM_DF_CAP  # … and one in this many of all the tenant's lessons is not read
 
@@ -67,13 +69,18 @@ def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, boo
 NOT_EXPIRED = "(pinned OR expires_at IS NULL OR expires_at > now())"
 
 
-def _window(as_of: datetime | None, prefix: str | None = None) -> tuple[str, dict[str, Any]]:
-    """The lessons a search may return: the active ones, or — as of an
+def _window(
+    as_of: datetime | None, prefix: str | None = None, *, history: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The lessons a search may return: the active ones (with ``history``,
+    the superseded ones too: a question about the past), or — as of an
     instant — those whose validity interval contains it (never the erased;
     ``valid_at`` is the same rule for the ORM); with ``prefix``, only those
     whose situation starts with it."""
     params: dict[str, Any] = {}
-    if as_of is None:
+    if as_of is None and history:
+        window = f"(status = 'active' AND {NOT_EXPIRED} OR status = 'superseded')"
+    elif as_of is None:
         window = f"status = 'active' AND {NOT_EXPIRED}"
     else:
         window = (
@@ -94,8 +101,10 @@ def _exact_neighbours(
     limit: int,
     as_of: datetime | None,
     prefix: str | None = None,
+    *,
+    history: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
-    window, params = _window(as_of, prefix)
+    window, params = _window(as_of, prefix, history=history)
     # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
     sql = f"""
         SELECT id, embedding <=> %(q)s::halfvec AS distance
@@ -159,13 +168,17 @@ def nearest_lessons(
     limit: int,
     as_of: datetime | None = None,
     situation_prefix: str | None = None,
+    history: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
     """(id, cosine distance) of the nearest lessons, never fewer than
-    ``limit`` when that many exist. As of an instant, or narrowed to a
-    situation prefix (a filter the tenant's HNSW index cannot serve without
-    coming back short), the search is exact."""
-    if as_of is not None or situation_prefix:
-        return _exact_neighbours(tenant_id, kinds, vector, limit, as_of, situation_prefix)
+    ``limit`` when that many exist. As of an instant, narrowed to a
+    situation prefix, or with the superseded lessons (``history``) — filters
+    the tenant's HNSW index of active lessons cannot serve without coming
+    back short — the search is exact."""
+    if as_of is not None or situation_prefix or history:
+        return _exact_neighbours(
+            tenant_id, kinds, vector, limit, as_of, situation_prefix, history=history
+        )
     size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
     return _planned_neighbours(tenant_id, kinds, vector, limit, size, indexed)
 
@@ -287,6 +300,8 @@ def _text_matches(
     limit: int,
     as_of: datetime | None,
     prefix: str | None = None,
+    *,
+    history: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
     """Full-text leg: lessons containing the query's rare identifiers,
     ranked by the sum of matched terms' inverse document frequency within
@@ -295,7 +310,7 @@ def _text_matches(
     terms = identifier_terms(query)
     if not terms:
         return []
-    window, params = _window(as_of, prefix)
+    window, params = _window(as_of, prefix, history=history)
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
     # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
     # keep only the compound ones.
@@ -395,14 +410,21 @@ def lesson_recall(
     as_of: datetime | None = None,
     corroborated_only: bool = False,
     situation_prefix: str | None = None,
+    history: bool | None = None,
 ) -> list[RecallHit]:
     """Hybrid recall: vector neighbours and full-text matches fused by
     reciprocal rank fusion, within the caller's tenant. ``corroborated_only``
-    (a tenant's strict policy) keeps only corroborated lessons."""
-    with Timer() as timer, span("recall", k=k, as_of=as_of is not None):
+    (a tenant's strict policy) keeps only corroborated lessons. ``history``:
+    search the superseded lessons too (they come back with their status and
+    successor); None decides from the query — a question about the past
+    ("who owned it in March", "what was it before") — see
+    :func:`memory.temporal.asks_about_the_past`."""
+    if history is None:
+        history = as_of is None and asks_about_the_past(query)
+    with Timer() as timer, span("recall", k=k, as_of=as_of is not None, history=history):
         hits = _recall(
             tenant_id, query, k, kinds, min_independent_sources, as_of, corroborated_only,
-            situation_prefix,
+            situation_prefix, history,
         )  # fmt: skip
     RECALL_SECONDS.observe(timer.seconds)
     return hits
@@ -417,6 +439,7 @@ def _recall(
     as_of: datetime | None,
     corroborated_only: bool,
     situation_prefix: str | None,
+    history: bool = False,
 ) -> list[RecallHit]:
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
@@ -425,15 +448,17 @@ def _recall(
     with span("recall.vector"):
         near = nearest_lessons(
             tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
-            situation_prefix=situation_prefix,
+            situation_prefix=situation_prefix, history=history,
         )  # fmt: skip
     with span("recall.fulltext"):
-        texts = _text_matches(tenant_id, kinds, query, pool, as_of, situation_prefix)
+        texts = _text_matches(
+            tenant_id, kinds, query, pool, as_of, situation_prefix, history=history
+        )
     with span("recall.fusion"):
         scores: dict[uuid.UUID, float] = {}
-        for ranking in (near, texts):
+        for ranking, weight in ((near, 1.0), (texts, TEXT_WEIGHT)):
             for rank, (lesson_id, _) in enumerate(ranking, start=1):
-                scores[lesson_id] = scores.get(lesson_id, 0.0) + 1.0 / (RRF_K + rank)
+                scores[lesson_id] = scores.get(lesson_id, 0.0) + weight / (RRF_K + rank)
         distances = dict(near)
         text_scores = dict(texts)
         # Equal fused scores (one lesson first by vector, the other first by

@@ -28,7 +28,7 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     assert metrics["redteam"]["false_positive_rate"] == 0.0
     assert metrics["redteam"]["block_rate"] >= load_baseline()["redteam"]["block_rate"] >= 0.86
     assert metrics["retrieval"]["hit_at_5"] >= 0.97
-    assert metrics["longmem"]["evidence_recall_at_10"] >= 0.88
+    assert metrics["longmem"]["evidence_recall_at_10"] >= 0.9
     assert set(metrics) == set(load_baseline())
 
 

@@ -27,6 +27,7 @@ from memory.selectors import (
     search_plan,
 )
 from memory.services.lessons import lessons_mark_recalled
+from memory.temporal import asks_about_the_past
 from tests.conftest import Caller, learn_now, make_caller
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -320,6 +321,44 @@ def test_as_of_before_a_supersession_answers_the_old_lesson_and_after_it_the_new
     assert _recall(alice, query, k=1) == [new.content]
     before_anything = old.created_at - timedelta(seconds=1)
     assert _recall(alice, query, k=1, as_of=before_anything) == []
+
+
+def test_a_question_about_the_past_also_finds_what_was_superseded_marked_as_such():
+    alice = make_caller("acme", "alice")
+    old = learn_now(alice, "The nightly export job runs at 02:00 UTC.")
+    new = learn_now(alice, "The nightly export job runs at 03:00 UTC.")
+    assert new.outcome == "superseded"
+    with tenant_context(alice.agent.tenant_id):
+        now = lesson_recall(tenant_id=alice.agent.tenant_id, query="when does the export run")
+        past = lesson_recall(
+            tenant_id=alice.agent.tenant_id, query="when did the export run before it changed"
+        )
+        asked = lesson_recall(
+            tenant_id=alice.agent.tenant_id, query="when does the export run", history=True
+        )
+    assert [h.lesson.content for h in now] == [new.content]
+    for hits in (past, asked):
+        by_content = {h.lesson.content: h.lesson for h in hits}
+        assert set(by_content) == {old.content, new.content}
+        assert by_content[old.content].status == LessonStatus.SUPERSEDED
+        assert by_content[old.content].superseded_by_id == new.lesson_id
+
+
+@pytest.mark.parametrize(
+    ("query", "past"),
+    [
+        ("Who owned the billing on-call rotation in March?", True),
+        ("What was the API limit before it was raised?", True),
+        ("Which vendor did we use originally for paging?", True),
+        ("back in 2024-03, which region was primary", True),
+        ("Who owns the billing on-call rotation?", False),
+        ("What limit did the pods have before the February OOM incident?", True),
+        ("run migrations before deploying the API", False),
+        ("how do I rotate the deploy key", False),
+    ],
+)
+def test_asks_about_the_past(query, past):
+    assert asks_about_the_past(query) is past
 
 
 def test_recall_bookkeeping_counts_in_a_side_table():
