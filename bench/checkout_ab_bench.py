@@ -5,10 +5,12 @@
 
 Starts ``manage.py up`` from each checkout (one web worker, one pool
 process each, as ``bench/_upstack.py``), learns the same facts into each,
-then sends recall queries to both, alternating which goes first query by
-query, so the machine's noise falls on both alike. Prints recall p50 over
-HTTP (the query embedding included; queries are distinct, so no cache
-answers) and the ratio B/A.
+then runs learn rounds (24 learns from 8 threads, first request to last
+applied) alternating A/B, and sends recall queries to both, alternating
+which goes first query by query, so the machine's noise falls on both
+alike. Prints learn rates (median of the rounds), recall p50 over HTTP (the
+query embedding included; queries are distinct, so no cache answers) and
+the ratios B/A.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def main() -> None:
     parser.add_argument("--b", type=Path, default=Path("."), help="the checkout after")
     parser.add_argument("--lessons", type=int, default=120)
     parser.add_argument("--queries", type=int, default=600)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     a, b = CheckoutStack("A", args.a.resolve()), CheckoutStack("B", args.b.resolve())
     rng = random.Random(5)
@@ -61,6 +64,11 @@ def main() -> None:
         for stack in (a, b):
             learn_round(stack, [(stack.keys[0], fact(rng, stack.name, i))
                                 for i in range(args.lessons)])  # fmt: skip
+        rates: dict[str, list[float]] = {"A": [], "B": []}
+        for r in range(args.rounds):
+            for stack in (a, b) if r % 2 == 0 else (b, a):
+                batch = [(stack.keys[0], fact(rng, f"r{r}{stack.name}", i)) for i in range(24)]
+                rates[stack.name].append(learn_round(stack, batch))
         timings: dict[str, list[float]] = {"A": [], "B": []}
         with httpx.Client(timeout=60) as client:
             for stack in (a, b):
@@ -75,6 +83,9 @@ def main() -> None:
                     answer.raise_for_status()
         p50a, p50b = statistics.median(timings["A"]), statistics.median(timings["B"])
         print(f"recall p50 over HTTP: A {p50a:.1f} ms, B {p50b:.1f} ms, B/A {p50b / p50a:.3f}")
+        la, lb = statistics.median(rates["A"]), statistics.median(rates["B"])
+        print(f"learn, lessons/s (median of {args.rounds} rounds of 24): A {la:.1f}, B {lb:.1f}, "
+              f"B/A {lb / la:.3f}")  # fmt: skip
     finally:
         a.stop()
         b.stop()
