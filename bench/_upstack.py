@@ -20,7 +20,6 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-MANAGE = [sys.executable, str(ROOT / "manage.py")]
 # one web worker and one pool process each (two stacks share the cores), no rate limit
 SMALL = {"TRIBUTARY_WEB_WORKERS": "1", "TRIBUTARY_WORKER_CONCURRENCY": "1",
          "TRIBUTARY_RATE_LIMIT_PER_MINUTE": "0"}  # fmt: skip
@@ -47,8 +46,10 @@ def free_port() -> int:
 class Stack:
     """``manage.py up`` with ``extra`` in its environment, in a data dir of its own."""
 
-    def __init__(self, name: str, extra: dict[str, str]) -> None:
+    def __init__(self, name: str, extra: dict[str, str], root: Path = ROOT) -> None:
         self.name = name
+        self.root = root  # the checkout whose manage.py runs it
+        self.manage_py = [sys.executable, str(root / "manage.py")]
         self.data_dir = Path(tempfile.mkdtemp(prefix=f"trib-rb-{name.lower()}-"))
         self.env = {**os.environ, "TRIBUTARY_DATA_DIR": str(self.data_dir), **SMALL, **extra}
         for gone in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "TRIBUTARY_REGIONS"):
@@ -59,7 +60,7 @@ class Stack:
         self.log = self.data_dir.parent / f"{self.data_dir.name}.log"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
-                [*MANAGE, "up", "--port", str(self.port)], env=self.env, cwd=ROOT,
+                [*self.manage_py, "up", "--port", str(self.port)], env=self.env, cwd=root,
                 stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
         self.keys: list[str] = []
@@ -72,8 +73,8 @@ class Stack:
             time.sleep(0.5)
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run([*MANAGE, *args], env=self.env, cwd=ROOT, capture_output=True,
-                              text=True, check=True, timeout=3600)  # fmt: skip
+        done = subprocess.run([*self.manage_py, *args], env=self.env, cwd=self.root,
+                              capture_output=True, text=True, check=True, timeout=3600)  # fmt: skip
         return done.stdout
 
     def key(self, tenant: str, region: str | None) -> str:
@@ -124,5 +125,3 @@ def learn_round(stack: Stack, texts: list[tuple[str, str]]) -> float:
             if got["status"] != "applied":
                 raise SystemExit(f"{stack.name}: a learn ended {got['status']}: {got}")
     return len(texts) / (time.perf_counter() - started)
-
-

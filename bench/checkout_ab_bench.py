@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,24 +26,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _upstack
 from _upstack import SUBJECTS, Stack, fact, learn_round, post
-
-
-class CheckoutStack(Stack):
-    """A stack started from another checkout's ``manage.py``."""
-
-    def __init__(self, name: str, root: Path) -> None:
-        self.root = root
-        _upstack.MANAGE = [sys.executable, str(root / "manage.py")]
-        _upstack.ROOT = root
-        super().__init__(name, {})
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run([sys.executable, str(self.root / "manage.py"), *args],
-                              env=self.env, cwd=self.root, capture_output=True, text=True,
-                              check=True, timeout=600)  # fmt: skip
-        return done.stdout
 
 
 def main() -> None:
@@ -55,7 +37,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
-    a, b = CheckoutStack("A", args.a.resolve()), CheckoutStack("B", args.b.resolve())
+    a, b = Stack("A", {}, args.a.resolve()), Stack("B", {}, args.b.resolve())
     rng = random.Random(5)
     try:
         for stack in (a, b):

@@ -1,12 +1,13 @@
 """The Django instrumentation's middleware, able to run in async mode.
 
-OpenTelemetry's Django middleware is sync-only. First in an otherwise
-async chain (ours runs under uvicorn), Django adapts around it: each traced
-request hopped to a thread for it, back to the event loop for the rest of
-the chain, and to a thread again for its ``process_view``. This subclass
-keeps the instrumentation's own span logic and calls it in place — it does
-no I/O — so tracing adds no thread hop (benchmarks.md, issue 19). Imported
-only when tracing is on (``config.telemetry.install_tracing``).
+OpenTelemetry's Django middleware is sync-only. Most requests run the
+chain in sync mode (``config.asgi_handler``) and meet it as it is; the
+async views (the learn long-poll) run Django's async chain, where a
+sync-only middleware first in line makes Django hop to a thread for it,
+back to the event loop for the rest of the chain, and to a thread again for
+its ``process_view``. This subclass keeps the instrumentation's own span
+logic and, in async mode, calls it in place — it does no I/O. Imported only
+when tracing is on (``config.telemetry.install_tracing``).
 """
 
 from __future__ import annotations

@@ -164,9 +164,7 @@ def format_report(report: LongMemReport) -> str:
         f"({report.superseded} superseded); k = {K}",
         "  kind          questions   recall hit / evidence   exact search hit / evidence",
     ]
-    for kind in (*KINDS[:3], ANSWERABLE):
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        name = "answerable" if isinstance(kind, tuple) else kind
+    for name, kinds in [*((k, (k,)) for k in ANSWERABLE), ("answerable", ANSWERABLE)]:
         n = int(sum(report.recall.rows[k][0] for k in kinds))
         r, e = report.recall, report.exact
         lines.append(

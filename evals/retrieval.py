@@ -31,7 +31,7 @@ from accounts.principal import AgentPrincipal
 from accounts.services import agent_ensure, tenant_ensure
 from accounts.tenancy import cross_tenant, tenant_context
 from memory.judge import Candidate, Relation, Verdict
-from regions.transfer import ERASING_SETTING
+from regions.transfer import allow_erasing
 
 RETRIEVAL_PATH = Path(__file__).resolve().parent / "retrieval_golden.json"
 EVAL_TENANT = "tributary-evals"
@@ -66,9 +66,7 @@ def eval_principal(slug: str = EVAL_TENANT) -> AgentPrincipal:
         tenant: Tenant = tenant_ensure(slug=slug)
         agent = agent_ensure(tenant=tenant, name="evaluator", role=Role.CURATOR)
     with transaction.atomic(), tenant_context(tenant.id), connection.cursor() as cursor:
-        # observations are undeletable but for a tenant being erased
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        cursor.execute("SELECT set_config(%s, %s, true)", [ERASING_SETTING, str(tenant.id)])
+        allow_erasing(cursor, tenant.id)
         cursor.execute(_MEMORY_TABLES_SQL)
         for (table,) in cursor.fetchall():
             cursor.execute(f'DELETE FROM "{table}" WHERE tenant_id = %s', [tenant.id])  # noqa: S608

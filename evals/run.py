@@ -9,7 +9,8 @@ Two tiers:
   for classification and for learning the long histories; the rest as offline.
 
 ``python manage.py evals [--tier offline|live]`` runs one tier against the
-service's database (in its own ``tributary-evals`` tenant, emptied first),
+service's database (in its own ``tributary-evals`` tenants, one per long
+history, each emptied first),
 prints the reports, and records the metrics with the commit in the
 ``memory_evalrun`` table, so runs can be compared over time.
 """

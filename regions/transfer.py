@@ -269,13 +269,20 @@ def _write_rows(
 # --- erase ------------------------------------------------------------------
 
 
+def allow_erasing(cursor: Any, tenant_id: uuid.UUID) -> None:
+    """For the rest of this transaction the tenant's rows may be deleted,
+    observations included (undeletable otherwise: provenance 0008), in any
+    order (constraints checked at commit)."""
+    cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    cursor.execute("SELECT set_config(%s, %s, true)", [ERASING_SETTING, str(tenant_id)])
+
+
 def erase_tenant(tenant_id: uuid.UUID) -> dict[str, int]:
     """Delete every row of the tenant from the region routed to, in one
     transaction (``tenant_move``'s last step, after the copy verified)."""
     deleted: dict[str, int] = {}
     with tenant_context(tenant_id), connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        cursor.execute("SELECT set_config(%s, %s, true)", [ERASING_SETTING, str(tenant_id)])
+        allow_erasing(cursor, tenant_id)
         for table in reversed(tenant_tables()):
             delete = f'DELETE FROM "{table.name}" WHERE {_where(table)}'  # noqa: S608
             cursor.execute(delete, [tenant_id])

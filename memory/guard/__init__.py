@@ -31,7 +31,7 @@ from memory.guard import learned
 from memory.guard.normalise import hidden_text, readings, spoofed_names
 from memory.guard.rules import RULES, match, reason
 
-__all__ = ["RULES", "Screening", "screen", "screen_vector"]
+__all__ = ["RULES", "Screening", "screen", "screen_lesson", "screen_vector"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,12 @@ def screen_vector(vector: Sequence[float]) -> Screening:
     if learned.is_attack(vector):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
     return Screening(False)
+
+
+def screen_lesson(content: str, situation: str, vector: Sequence[float] | None) -> Screening:
+    """Both signals: the rules on the text, then (when the lesson has been
+    embedded) the learned one on its vector."""
+    found = screen(content, situation)
+    if found.blocked or vector is None:
+        return found
+    return screen_vector(vector)

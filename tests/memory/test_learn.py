@@ -397,6 +397,16 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     # an ordinary lesson on the same matter is not
     ordinary = learn_now(alice, "Customer rows deleted by the cleanup migration are logged.")
     assert ordinary.outcome == Outcome.INSERTED
+    # a request applied with its vector by hand meets the same two signals
+    again = learn(alice, text)
+    [vector] = embed([lesson_text(again.content, again.situation)])
+    assert learn_request_apply(
+        tenant_id=alice.agent.tenant_id, request=again, vector=vector, judge=judge
+    )
+    with tenant_context(alice.agent.tenant_id):
+        again.refresh_from_db()
+        assert again.outcome == Outcome.QUARANTINED
+        assert Event.objects.get(learn_request_id=again.id).data["rule"] == "learned"
 
 
 class _RecordingJudge:

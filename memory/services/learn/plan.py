@@ -19,7 +19,7 @@ from accounts.models import Agent, Role
 from accounts.tenancy import tenant_context
 from config.metrics import JUDGE_FALLBACKS
 from memory.embeddings import Vector
-from memory.guard import Screening, screen
+from memory.guard import Screening, screen_lesson
 from memory.judge import Candidate, Judge, Relation, Verdict
 from memory.judge.calls import ModelCallRecord, collect_calls
 from memory.judge.llm import JudgeUnavailable
@@ -59,7 +59,7 @@ class Item:
     request: LearnRequest
     vector: Vector | None
     author: Agent
-    screening: Screening | None = None  # screened once, before embedding
+    screening: Screening | None = None  # screened by the worker (rules, then the vector)
 
 
 @dataclass
@@ -124,7 +124,8 @@ def plan_evaluate(tenant_id: uuid.UUID, plan: Plan) -> None:
 def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded: bool) -> Plan:
     started = time.perf_counter()
     screenings = {
-        i.request.id: i.screening or screen(i.request.content, i.request.situation) for i in items
+        i.request.id: i.screening or screen_lesson(i.request.content, i.request.situation, i.vector)
+        for i in items
     }
     judged = [i for i in items if not screenings[i.request.id].blocked]
     kinds = sorted({i.request.kind for i in items})

@@ -192,12 +192,11 @@ def _prepare_batch(
         raise
     embedded = {r.id: v for r, v in zip(clean, vectors, strict=True)}
     # The learned signal reads the vector: what it blocks is quarantined like
-    # a rule's catch, and keeps no vector (it is never a judge's candidate).
-    for request_id, vector in list(embedded.items()):
+    # a rule's catch (stored with no embedding, never a candidate).
+    for request_id, vector in embedded.items():
         learned = screen_vector(vector)
         if learned.blocked:
             screenings[request_id] = learned
-            del embedded[request_id]
     return _Prepared(
         claimed=claimed,
         screenings=screenings,
