@@ -57,6 +57,48 @@ def check_parents(parents: list[ParentRef]) -> None:
             raise NotFound(f"derived_from: no {kind} {missing[0]}", code="parent_not_found")
 
 
+@dataclass(frozen=True)
+class RootedBelief:
+    """A belief that cites nothing, and the observation it rests on."""
+
+    agent_id: uuid.UUID
+    content: str
+    confidence: float
+    root: str  # the observation's content
+    source_type: str = SourceType.FIRST_HAND
+    source_uri: str = ""
+    source_family: str = ""
+
+
+def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) -> list[Belief]:
+    """Write beliefs that cite nothing, in bulk: each rests on an
+    observation of its own (the agent's first-hand experience, or the
+    document an import read), joined by a ``derived_from`` edge. Three
+    statements for any number. Precondition: inside the tenant's context."""
+    made = [
+        Belief(tenant_id=tenant_id, agent_id=b.agent_id, content=b.content, confidence=b.confidence)
+        for b in beliefs
+    ]
+    roots = [
+        Observation(
+            tenant_id=tenant_id, agent_id=b.agent_id, source_type=b.source_type, content=b.root,
+            content_hash=Observation.hash_content(b.root), source_uri=b.source_uri,
+            source_family=b.source_family,
+        )
+        for b in beliefs
+    ]  # fmt: skip
+    Belief.objects.bulk_create(made)
+    Observation.objects.bulk_create(roots)
+    Edge.objects.bulk_create(
+        [
+            Edge(tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
+                 to_observation_id=root.id)
+            for belief, root in zip(made, roots, strict=True)
+        ]
+    )  # fmt: skip
+    return made
+
+
 def belief_record(
     *,
     tenant_id: uuid.UUID,
@@ -73,19 +115,14 @@ def belief_record(
     Precondition: inside the tenant's context; parents checked.
     """
     agent_id = agent if isinstance(agent, uuid.UUID) else agent.id
+    if not parents:
+        rooted = RootedBelief(
+            agent_id=agent_id, content=content, confidence=confidence, root=situation or content
+        )
+        return beliefs_record_rooted(tenant_id=tenant_id, beliefs=[rooted])[0]
     belief = Belief.objects.create(
         tenant_id=tenant_id, agent_id=agent_id, content=content, confidence=confidence
     )
-    if not parents:
-        text = situation or content
-        root = Observation.objects.create(
-            tenant_id=tenant_id,
-            agent_id=agent_id,
-            source_type=SourceType.FIRST_HAND,
-            content=text,
-            content_hash=Observation.hash_content(text),
-        )
-        parents = [ParentRef("observation", root.id)]
     Edge.objects.bulk_create(
         [
             Edge(

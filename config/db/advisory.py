@@ -11,6 +11,11 @@ def advisory_try_lock(key: int) -> bool:
     return _call("pg_try_advisory_lock", key)
 
 
+def advisory_lock(key: int) -> None:
+    """Take the lock ``key``, waiting for whoever holds it."""
+    _call("pg_advisory_lock", key)
+
+
 def advisory_unlock(key: int) -> bool:
     return _call("pg_advisory_unlock", key)
 

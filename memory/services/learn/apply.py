@@ -66,9 +66,9 @@ def _apply(
         return Applied.SCOPE_MOVED
     now = timezone.now()
     for lesson in plan.new.values():
-        lesson.created_at = now
+        lesson.created_at = plan.created_at.get(lesson.id, now)
         if lesson.status == LessonStatus.ACTIVE:
-            lesson.activated_at = now
+            lesson.activated_at = lesson.created_at
         if lesson.reinforcement_count:
             lesson.last_useful_at = now
     Lesson.objects.bulk_create(list(plan.new.values()))

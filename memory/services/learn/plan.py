@@ -8,7 +8,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
@@ -60,6 +60,7 @@ class Item:
     vector: Vector | None
     author: Agent
     screening: Screening | None = None  # screened by the worker (rules, then the vector)
+    created_at: datetime | None = None  # an imported lesson's own time (else the apply's)
 
 
 @dataclass
@@ -94,6 +95,7 @@ class Plan:
     # lesson → its successor (an existing lesson, or one created earlier in the batch)
     supersede: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict)
     judged_at_insert: set[uuid.UUID] = field(default_factory=set)  # corroboration set at insert
+    created_at: dict[uuid.UUID, datetime] = field(default_factory=dict)  # imported lessons' times
     edges: list[Edge] = field(default_factory=list)
     decisions: list[_Decision] = field(default_factory=list)
     candidates_ms: float = 0.0
@@ -121,7 +123,21 @@ def plan_evaluate(tenant_id: uuid.UUID, plan: Plan) -> None:
         lessons_evaluate(tenant_id=tenant_id, lesson_ids=touched, trigger="learn")
 
 
-def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded: bool) -> Plan:
+TRUSTED = "import:trusted"  # the verdict's judge when an import is trusted, not judged
+
+
+def plan_batch(
+    tenant_id: uuid.UUID,
+    items: list[Item],
+    judge: Judge | None,
+    *,
+    bounded: bool,
+    trusted: bool = False,
+) -> Plan:
+    """The batch's plan. ``bounded``: the scope moved too often, so every
+    item is inserted as novel; ``trusted`` (a bulk import an operator
+    vouches for): every item is novel and nothing is read or judged — the
+    screen still runs."""
     started = time.perf_counter()
     screenings = {
         i.request.id: i.screening or screen_lesson(i.request.content, i.request.situation, i.vector)
@@ -133,8 +149,10 @@ def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded
         scopes = {
             kind: Scope.objects.get_or_create(tenant_id=tenant_id, kind=kind)[0] for kind in kinds
         }
-        found: dict[uuid.UUID, list[tuple[Candidate, uuid.UUID]]] = {}
-        for kind in kinds:
+        found: dict[uuid.UUID, list[tuple[Candidate, uuid.UUID]]] = {
+            i.request.id: [] for i in judged
+        }
+        for kind in [] if trusted else kinds:
             of_kind = [i for i in judged if i.request.kind == kind]
             many = lesson_candidates_many(
                 tenant_id=tenant_id, kind=kind, vectors=[_vector(i) for i in of_kind],
@@ -147,7 +165,7 @@ def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded
         policy=policy,
         ttls={kind: p.ttl_seconds for kind, p in forgetting.items()},
         pinned_kinds={kind for kind, p in forgetting.items() if p.pinned},
-        seen_versions={s.id: None if bounded else s.version for s in scopes.values()},
+        seen_versions={s.id: None if bounded or trusted else s.version for s in scopes.values()},
         scope_of_kind={kind: s.id for kind, s in scopes.items()},
         candidates_ms=(time.perf_counter() - started) * 1000 / len(items),
     )
@@ -158,13 +176,20 @@ def plan_batch(tenant_id: uuid.UUID, items: list[Item], judge: Judge, *, bounded
         if screening.blocked:
             _quarantine(plan, item, screening)
             continue
-        candidates = _batch_candidates(plan, item, found[item.request.id])
         calls: list[ModelCallRecord] = []
-        if bounded:
+        candidates = [] if trusted else _batch_candidates(plan, item, found[item.request.id])
+        if trusted:
+            verdict = Verdict(
+                relation=Relation.NOVEL, target_id=None, confidence=1.0, judge=TRUSTED,
+                rationale="imported with --trust: inserted as novel, not judged",
+            )  # fmt: skip
+        elif bounded:
             verdict = Verdict(
                 relation=Relation.NOVEL, target_id=None, confidence=0.0, judge="bound",
                 rationale=f"the scope moved {MAX_REVALIDATIONS} times; inserted as novel",
             )  # fmt: skip
+        elif judge is None:
+            raise ValueError("a batch that is not trusted needs a judge")
         else:
             verdict, calls = _classify(judge, item, candidates)
         offered = {c.id for c in candidates}
@@ -302,6 +327,10 @@ def _decide(
                 request.confidence, plan.policy
             )
             plan.judged_at_insert.add(lesson.id)
+        if item.created_at is not None:
+            plan.created_at[lesson.id] = item.created_at
+            if ttl:
+                lesson.expires_at = item.created_at + timedelta(seconds=ttl)
         plan.new[lesson.id] = lesson
         plan.new_units[lesson.id] = _unit(_vector(item))
         return lesson.id

@@ -174,35 +174,52 @@ def _prepare_batch(
     if not claimed:
         return None
     started = time.perf_counter()
-    # Quarantined text is never embedded (nor shown to a judge).
-    with span("learn.screen"):
-        screenings = {r.id: screen(r.content, r.situation) for r in claimed}
-    clean = [r for r in claimed if not screenings[r.id].blocked]
     try:
-        with span("learn.embed", texts=len(clean)):
-            vectors = (
-                embed([lesson_text(r.content, r.situation) for r in clean], provider)
-                if clean
-                else []
-            )
+        screenings, vectors = screen_and_embed(
+            [(r.content, r.situation) for r in claimed], [None] * len(claimed), provider
+        )
     except Exception:
         # Nothing is written: give the batch back so another attempt (this
         # task's retry, or the periodic re-enqueue) can take it at once.
         _release(tenant_id, claimed)
         raise
-    embedded = {r.id: v for r, v in zip(clean, vectors, strict=True)}
-    # The learned signal reads the vector: what it blocks is quarantined like
-    # a rule's catch (stored with no embedding, never a candidate).
-    for request_id, vector in embedded.items():
-        learned = screen_vector(vector)
-        if learned.blocked:
-            screenings[request_id] = learned
     return _Prepared(
         claimed=claimed,
-        screenings=screenings,
-        vectors=embedded,
+        screenings={r.id: s for r, s in zip(claimed, screenings, strict=True)},
+        vectors={r.id: v for r, v in zip(claimed, vectors, strict=True) if v is not None},
         embed_ms=round((time.perf_counter() - started) * 1000 / len(claimed), 2),
     )
+
+
+def screen_and_embed(
+    texts: list[tuple[str, str]],
+    given: list[Vector | None],
+    provider: EmbeddingProvider | None,
+) -> tuple[list[Screening], list[Vector | None]]:
+    """Screen lessons (content, situation) and embed those the rules let
+    through that have no vector yet (``given``: an import's own), in one
+    batch; then the learned signal reads each vector. Quarantined text is
+    never embedded (nor shown to a judge), and a quarantined lesson has no
+    vector here. Returns the screenings and vectors, in order."""
+    with span("learn.screen"):
+        screenings = [screen(content, situation) for content, situation in texts]
+    wanted = [
+        i for i, (s, v) in enumerate(zip(screenings, given, strict=True))
+        if not s.blocked and v is None
+    ]  # fmt: skip
+    with span("learn.embed", texts=len(wanted)):
+        made = embed([lesson_text(*texts[i]) for i in wanted], provider) if wanted else []
+    vectors: list[Vector | None] = [
+        None if s.blocked else v for s, v in zip(screenings, given, strict=True)
+    ]
+    for i, new in zip(wanted, made, strict=True):
+        vectors[i] = new
+    # The learned signal reads the vector: what it blocks is quarantined like
+    # a rule's catch (stored with no embedding, never a candidate).
+    for i, found in enumerate(vectors):
+        if found is not None and (learned := screen_vector(found)).blocked:
+            screenings[i], vectors[i] = learned, None
+    return screenings, vectors
 
 
 def _release(tenant_id: uuid.UUID, claimed: list[LearnRequest]) -> None:
@@ -295,9 +312,7 @@ def _apply_batch(tenant_id: uuid.UUID, prepared: _Prepared, judge: Judge | None)
     progress = BatchProgress(embed_ms=prepared.embed_ms)
     with tenant_context(tenant_id):
         authors = Agent.objects.in_bulk({r.agent_id for r in claimed})
-        if judge is None:
-            config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True)
-            judge = judge_for(config.first() or {})
+        judge = judge or tenant_judge(tenant_id)
     items = [
         Item(
             request=r,
@@ -329,6 +344,13 @@ def _apply_batch(tenant_id: uuid.UUID, prepared: _Prepared, judge: Judge | None)
         except Exception as exc:
             _failed(tenant_id, item.request, exc)
     return applied
+
+
+def tenant_judge(tenant_id: uuid.UUID) -> Judge:
+    """The judge the tenant's configuration asks for. Precondition: inside
+    the tenant's context."""
+    config = Tenant.objects.filter(id=tenant_id).values_list("judge_config", flat=True)
+    return judge_for(config.first() or {})
 
 
 MAX_CLAIMS = 3  # a request whose processing failed this often is given up
@@ -368,8 +390,9 @@ def learn_batch_apply(
     *,
     tenant_id: uuid.UUID,
     items: list[Item],
-    judge: Judge,
+    judge: Judge | None,
     progress: BatchProgress | None = None,
+    trusted: bool = False,
 ) -> int:
     """Candidate read → judge → apply for a batch of one tenant's requests,
     in their order: each is judged against the tenant's lessons and those
@@ -378,12 +401,14 @@ def learn_batch_apply(
     read; if one moved, back to the candidate read (bounded: after
     ``MAX_REVALIDATIONS``, everything left is inserted as novel). Requests
     found no longer pending are dropped and the rest planned again.
-    Returns how many requests this call applied."""
+    ``trusted`` (a bulk import's choice; ``judge`` is then None): nothing
+    is read or judged, every item is novel. Returns how many requests this
+    call applied."""
     progress = progress or BatchProgress()
     while items:
         bounded = progress.revalidations >= MAX_REVALIDATIONS
         with span("learn.judge", size=len(items)):
-            plan = plan_batch(tenant_id, items, judge, bounded=bounded)
+            plan = plan_batch(tenant_id, items, judge, bounded=bounded, trusted=trusted)
         retried = progress.serialization_failures
         with span("db.txn", purpose="learn.apply") as txn:
             applied = apply_with_retries(tenant_id, plan, progress)

@@ -1,0 +1,125 @@
+"""``manage.py import_lessons FILE --tenant SLUG``: bulk import with a
+progress bar (see ``memory.importing`` for the formats and
+``memory.services.learn.imports`` for what an import writes)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import IntegrityError
+from tqdm import tqdm
+
+from accounts.models import Tenant
+from accounts.tenancy import cross_tenant
+from memory.importing import FORMATS, ImportRecord, Rejected, read_records
+from memory.services.learn.imports import ImportCounts, lessons_import_batch
+from regions.directory import placement_of
+from regions.routing import in_region
+
+
+class Command(BaseCommand):
+    help = (
+        "Import lessons from a file (JSON Lines, a mem0 export or a LangGraph store dump) into "
+        "a tenant: screened, embedded unless a vector comes with the record, judged in batches "
+        "(or trusted with --trust), with provenance. Idempotent: records imported before are "
+        "skipped. Rejected records are listed on stderr; the exit status is 1 if any were."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--tenant", required=True, help="the tenant's slug (it must exist)")
+        parser.add_argument("--format", choices=FORMATS, default="tributary")
+        parser.add_argument(
+            "--author", default="importer",
+            help="the agent a record without an author is learned as (created if missing)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--trust", action="store_true",
+            help="insert every record as a new lesson without judging it against the tenant's "
+            "(the screen still runs): for a corpus known to hold no duplicates or contradictions",
+        )  # fmt: skip
+        parser.add_argument("--batch", type=int, default=500, help="records per transaction")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = Path(options["file"])
+        if not path.is_file():
+            raise CommandError(f"no such file: {path}")
+        if not 1 <= options["batch"] <= 5000:
+            raise CommandError("--batch is between 1 and 5000")
+        slug = options["tenant"]
+        placed = placement_of(slug)
+        if placed is None:
+            raise CommandError(f"no tenant {slug!r} (issue_key creates one)")
+        with in_region(placed.region):
+            with cross_tenant(reason=f"import_lessons --tenant {slug}"):
+                tenant_id = Tenant.objects.filter(slug=slug).values_list("id", flat=True).first()
+            if tenant_id is None:
+                raise CommandError(f"no tenant {slug!r} in region {placed.region}")
+            total, rejected, elapsed = self._import(path, tenant_id, options)
+        for reject in rejected[:50]:
+            self.stderr.write(f"line {reject.line}: {reject.code}: {reject}")
+        if len(rejected) > 50:
+            self.stderr.write(f"… and {len(rejected) - 50} more rejected")
+        outcomes = ", ".join(f"{n} {o}" for o, n in sorted(total.outcomes.items()))
+        self.stdout.write(
+            f"{slug}: read {total.read + len(rejected)}, imported {total.applied} "
+            f"({outcomes or 'nothing new'}), already imported {total.skipped}, "
+            f"rejected {len(rejected)}; embedded {total.embedded} here; "
+            f"{total.read / max(elapsed, 1e-9):.0f} records/s"
+        )
+        if rejected:
+            raise CommandError(f"{len(rejected)} record(s) rejected; the rest were imported")
+
+    def _import(
+        self, path: Path, tenant_id: Any, options: dict[str, Any]
+    ) -> tuple[ImportCounts, list[Rejected], float]:
+        total = ImportCounts()
+        rejected: list[Rejected] = []
+        records = read_records(path, options["format"])
+        started = time.perf_counter()
+        bar = tqdm(
+            total=_lines(path), unit="rec", file=sys.stderr, disable=options["no_progress"],
+            desc="import",
+        )  # fmt: skip
+        with bar:
+            while batch := list(islice(records, options["batch"])):
+                good = [r for r in batch if isinstance(r, ImportRecord)]
+                rejected += [r for r in batch if isinstance(r, Rejected)]
+                if good:
+                    total.add(self._batch(tenant_id, good, path, options))
+                bar.update(len(batch))
+                bar.set_postfix(new=total.applied, known=total.skipped, bad=len(rejected))
+        return total, rejected, time.perf_counter() - started
+
+    def _batch(
+        self, tenant_id: Any, records: list[ImportRecord], path: Path, options: dict[str, Any]
+    ) -> ImportCounts:
+        def once() -> ImportCounts:
+            return lessons_import_batch(
+                tenant_id=tenant_id, records=records, default_author=options["author"],
+                source=f"import:{path.name}", trusted=options["trust"],
+            )  # fmt: skip
+
+        try:
+            return once()
+        except IntegrityError:
+            # Another import of the same records wrote them first: this
+            # attempt wrote nothing, and the next skips what it finds.
+            return once()
+
+
+def _lines(path: Path) -> int | None:
+    """The bar's total: the file's lines (a JSON document's records are
+    counted as they come)."""
+    with path.open("rb") as stream:
+        head = stream.read(1).lstrip()
+        if head == b"[":
+            return None
+        stream.seek(0)
+        return sum(1 for line in stream if line.strip())

@@ -1,0 +1,194 @@
+"""Bulk import (``manage.py import_lessons``): records from a file become
+learn requests applied through the same pipeline as any learn — screened,
+embedded unless they bring a vector, judged in batches against the tenant's
+lessons (or trusted: inserted as novel without a candidate read), and
+written with their provenance — a belief per record resting on the
+document it came from. Each record's idempotency key makes a second import
+of the same file write nothing.
+
+While a batch is applied the import holds the tenant's single-flight lock
+(what a learn worker holds), so its batches and the workers' never judge
+against each other's half-seen writes; live learns of the tenant go on
+between batches.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Count
+from django.utils import timezone
+
+from accounts.models import Agent
+from accounts.services import agent_ensure
+from accounts.tenancy import tenant_context, tenant_transaction
+from config.db.advisory import advisory_lock, advisory_unlock
+from config.telemetry import span
+from memory.embeddings import EmbeddingProvider
+from memory.importing import ImportRecord
+from memory.judge import Judge
+from memory.models import LearnRequest
+from memory.services.learn.plan import BatchProgress, Item
+from memory.services.learn.request import learn_request_enqueue
+from memory.services.learn.worker import (
+    _flight_key,
+    _pending,
+    learn_batch_apply,
+    screen_and_embed,
+    tenant_judge,
+)
+from provenance.models import SourceType
+from provenance.services import RootedBelief, beliefs_record_rooted
+
+
+@dataclass
+class ImportCounts:
+    read: int = 0  # records offered
+    skipped: int = 0  # imported before (their key is known), or repeated in the batch
+    applied: int = 0  # learn requests written and applied now
+    embedded: int = 0  # vectors computed here (the rest came with the records)
+    outcomes: Counter[str] = field(default_factory=Counter)  # inserted, reinforced, …
+
+    def add(self, other: ImportCounts) -> None:
+        self.read += other.read
+        self.skipped += other.skipped
+        self.applied += other.applied
+        self.embedded += other.embedded
+        self.outcomes.update(other.outcomes)
+
+
+def lessons_import_batch(
+    *,
+    tenant_id: uuid.UUID,
+    records: list[ImportRecord],
+    default_author: str,
+    source: str,
+    trusted: bool = False,
+    judge: Judge | None = None,
+    provider: EmbeddingProvider | None = None,
+) -> ImportCounts:
+    """Import one batch of records into the tenant, in their order.
+    ``source`` names the file (the roots' source and family: lessons of one
+    export are one source, never independent evidence for each other).
+
+    Precondition: outside any transaction."""
+    counts = ImportCounts(read=len(records))
+    with tenant_context(tenant_id):
+        agents = _authors(tenant_id, {r.author or default_author for r in records})
+        known = set(
+            LearnRequest.objects.filter(idempotency_key__in={r.key for r in records}).values_list(
+                "agent_id", "idempotency_key"
+            )
+        )
+        judge = None if trusted else judge or tenant_judge(tenant_id)
+    fresh: list[ImportRecord] = []
+    for record in records:
+        mark = (agents[record.author or default_author].id, record.key)
+        if mark in known:
+            counts.skipped += 1
+            continue
+        known.add(mark)
+        fresh.append(record)
+    if not fresh:
+        return counts
+    screenings, vectors = screen_and_embed(
+        [(r.content, r.situation) for r in fresh], [r.vector for r in fresh], provider
+    )
+    counts.embedded = sum(
+        1 for r, v in zip(fresh, vectors, strict=True) if r.vector is None and v is not None
+    )
+    with _single_flight(tenant_id), span("learn.import", size=len(fresh)):
+        requests = _requests_write(tenant_id, fresh, agents, default_author, source)
+        items = [
+            Item(request=q, vector=v, author=agents[r.author or default_author], screening=s,
+                 created_at=r.created_at)
+            for q, r, v, s in zip(requests, fresh, vectors, screenings, strict=True)
+        ]  # fmt: skip
+        counts.applied = learn_batch_apply(
+            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
+            trusted=trusted,
+        )  # fmt: skip
+    with tenant_context(tenant_id):
+        counts.outcomes.update(
+            dict(
+                LearnRequest.objects.filter(id__in=[q.id for q in requests])
+                .values_list("outcome")
+                .annotate(n=Count("id"))
+                .values_list("outcome", "n")
+            )
+        )
+    return counts
+
+
+def _authors(tenant_id: uuid.UUID, names: set[str]) -> dict[str, Agent]:
+    """The records' authors by name, created (as writers) where missing."""
+    from accounts.models import Tenant
+
+    agents = {a.name: a for a in Agent.objects.filter(tenant_id=tenant_id, name__in=names)}
+    missing = names - set(agents)
+    if missing:
+        tenant = Tenant.objects.get(id=tenant_id)
+        agents.update({name: agent_ensure(tenant=tenant, name=name) for name in missing})
+    return agents
+
+
+def _requests_write(
+    tenant_id: uuid.UUID,
+    records: list[ImportRecord],
+    agents: dict[str, Agent],
+    default_author: str,
+    source: str,
+) -> list[LearnRequest]:
+    """The records' beliefs (each on a root: the file's line) and their
+    learn requests, pending and leased to this import, in one transaction.
+    A concurrent import of the same records fails here on the idempotency
+    constraint and writes nothing."""
+    lease = timezone.now() + timedelta(seconds=settings.TRIBUTARY_LEARN_LEASE_SECONDS)
+    with tenant_transaction(tenant_id):
+        beliefs = beliefs_record_rooted(
+            tenant_id=tenant_id,
+            beliefs=[
+                RootedBelief(
+                    agent_id=agents[r.author or default_author].id, content=r.content,
+                    confidence=r.confidence, root=r.situation or r.content,
+                    source_type=SourceType.DOCUMENT, source_uri=f"{source}#{r.line}"[:2000],
+                    source_family=source[:200],
+                )
+                for r in records
+            ],
+        )  # fmt: skip
+        requests = [
+            LearnRequest(
+                tenant_id=tenant_id, agent_id=belief.agent_id, content=r.content,
+                situation=r.situation, kind=r.kind, confidence=r.confidence,
+                idempotency_key=r.key, belief=belief, lease_until=lease, claims=1,
+            )
+            for r, belief in zip(records, beliefs, strict=True)
+        ]  # fmt: skip
+        return LearnRequest.objects.bulk_create(requests)
+
+
+@contextmanager
+def _single_flight(tenant_id: uuid.UUID) -> Iterator[None]:
+    """Hold the tenant's learn lock (waiting for a worker that holds it);
+    afterwards hand the workers what arrived meanwhile — a learn whose task
+    found the lock taken left its request to the holder."""
+    if not settings.TRIBUTARY_LEARN_SINGLE_FLIGHT:
+        yield
+        return
+    key = _flight_key(tenant_id)
+    advisory_lock(key)
+    try:
+        yield
+    finally:
+        advisory_unlock(key)
+    with tenant_context(tenant_id):
+        waiting = _pending(tenant_id).order_by("created_at").values_list("id", flat=True).first()
+    if waiting is not None:
+        learn_request_enqueue(waiting, tenant_id, coalesce=False)
