@@ -8,7 +8,7 @@ PIP    := $(BIN)/python -m pip
 # CUDA build) and Django to 5.2 LTS.
 PIPFLAGS := --disable-pip-version-check --quiet --constraint constraints.txt
 
-.PHONY: install install-dev run test lint typecheck pytest browser clean
+.PHONY: install install-dev bench-deps run test lint typecheck pytest browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ $(VENV)/.installed-dev: pyproject.toml constraints.txt clients/python/pyproject.
 install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
+
+# The peers the benchmarks compare with (LangGraph's PostgresStore); not
+# needed by the service or the tests.
+bench-deps: $(VENV)/.installed-dev
+	$(PIP) install $(PIPFLAGS) --editable '.[bench]'
 
 run: install
 	$(BIN)/python manage.py up

@@ -47,6 +47,7 @@ import argparse
 import time
 from pathlib import Path
 
+from _corpus import base_sentences
 from _stack import machine, percentile, run_in_stack
 from fulltext_legs import (
     INDEX,
@@ -64,7 +65,6 @@ from fulltext_legs import (
     superuser_connection,
 )
 from fulltext_probes import feasibility, speed_runs, write_phase
-from recall_bench import base_sentences
 
 
 def main() -> None:

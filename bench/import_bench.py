@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from _corpus import base_sentences, mixed_vectors
 from _stack import machine, run_in_stack
-from recall_bench import base_sentences
 
 
 def main() -> None:
@@ -39,14 +39,7 @@ def main() -> None:
 
 
 def write_file(path: Path, texts: list[str], base, count: int, rng, *, vectors: bool) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    first = rng.integers(0, len(texts), count)
-    second = rng.integers(0, len(texts), count)
-    mix = rng.uniform(0.6, 0.95, count)[:, None]
-    mixed = mix * base[first] + (1 - mix) * base[second]
-    mixed += rng.normal(0, 0.02, mixed.shape).astype(np.float32)
-    mixed /= np.linalg.norm(mixed, axis=1, keepdims=True)
+    first, mixed = mixed_vectors(base, count, rng)
     with path.open("w") as out:
         for row in range(count):
             record: dict[str, object] = {

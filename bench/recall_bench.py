@@ -29,40 +29,10 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
+from _corpus import build_corpus, copy_into_tributary, tenant_sizes
 from _stack import ROOT, machine, percentile, run_in_stack
-
-SERVICES = ["deploy API", "build cache", "billing service", "search index", "auth gateway",
-            "export job", "ingest pipeline", "payment gateway", "config loader", "rate limiter",
-            "package mirror", "staging database", "log shipper", "feature flags", "CDN edge",
-            "scheduler", "mail relay", "metrics store", "queue broker", "vault"]  # fmt: skip
-FACTS = ["answers 429 unless the X-Batch header is sent", "fails when the cache is stale",
-         "needs a restart after a config push", "listens on port {n}", "runs at {h:02d}:00 UTC",
-         "times out after {n} seconds", "is deprecated in favour of v{v}",
-         "requires Python 3.{v}", "keeps backups for {v} days", "rejects payloads over {n} KB",
-         "must be called with a service token", "retries at most {v} times",
-         "logs error E{n} when the disk is full", "is frozen on Fridays after {h}:00",
-         "rebuilds its index nightly", "drops connections idle for {n} ms"]  # fmt: skip
-
-
-def base_sentences(count: int, rng: random.Random) -> list[str]:
-    seen: set[str] = set()
-    while len(seen) < count:
-        fact = rng.choice(FACTS).format(
-            n=rng.randint(100, 9999), h=rng.randint(0, 23), v=rng.randint(2, 14)
-        )
-        seen.add(f"The {rng.choice(SERVICES)} {fact}.")
-    return sorted(seen)
-
-
-def tenant_sizes(total: int, tenants: int) -> list[int]:
-    weights = [1 / (i + 1) ** 0.9 for i in range(tenants)]
-    scale = total / sum(weights)
-    sizes = [max(20, int(w * scale)) for w in weights]
-    sizes[0] += total - sum(sizes)
-    return sizes
 
 
 def main() -> None:
@@ -78,66 +48,22 @@ def main() -> None:
 
 def run(args: argparse.Namespace, data_dir: Path) -> None:
     import numpy as np
-    import psycopg
     from django.db import connection
 
-    from accounts.services import agent_ensure, tenant_ensure
-    from accounts.tenancy import cross_tenant, tenant_context
-    from config.embedded import APP_DATABASE, EmbeddedPostgres
+    from accounts.tenancy import tenant_context
     from memory import hnsw, selectors
-    from memory.embeddings import _cached_query, embed
+    from memory.embeddings import _cached_query
 
     rng = random.Random(7)
     print(f"machine: {machine()}")
-    texts = base_sentences(args.base, rng)
-    started = time.perf_counter()
-    base = np.array(embed(texts), dtype=np.float32)
-    print(f"embedded {len(texts)} base sentences in {time.perf_counter() - started:.1f} s "
-          f"({len(texts) / (time.perf_counter() - started):.0f}/s batched)")  # fmt: skip
-
     sizes = [*tenant_sizes(args.lessons, args.tenants), args.big]
-    tenants = []
-    with cross_tenant(reason="benchmark set-up"):
-        for index, size in enumerate(sizes):
-            slug = "big" if index == len(sizes) - 1 else f"t{index:03d}"
-            tenant = tenant_ensure(slug=slug)
-            agent = agent_ensure(tenant=tenant, name="bench")
-            tenants.append((tenant.id, agent.id, size))
-
-    pg = EmbeddedPostgres(data_dir)
-    started = time.perf_counter()
-    nprng = np.random.default_rng(7)
-    with psycopg.connect(pg.dsn(dbname=APP_DATABASE), autocommit=True) as conn:
-        with (
-            conn.cursor() as cursor,
-            cursor.copy(
-                "COPY memory_lesson (id, tenant_id, kind, content, situation, embedding, status, "
-                "confidence, author_id, reinforcement_count, pinned, created_at, activated_at, "
-                "retired_reason, needs_rejudge, corroboration, corroboration_reason) FROM STDIN"
-            ) as copy,
-        ):
-            for tenant_id, agent_id, size in tenants:
-                first = nprng.integers(0, len(texts), size)
-                second = nprng.integers(0, len(texts), size)
-                mix = nprng.uniform(0.6, 0.95, size)[:, None]
-                vectors = mix * base[first] + (1 - mix) * base[second]
-                vectors += nprng.normal(0, 0.02, vectors.shape).astype(np.float32)
-                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-                for row in range(size):
-                    vector = "[" + ",".join(f"{v:.5f}" for v in vectors[row]) + "]"
-                    copy.write_row((
-                        uuid.uuid4(), tenant_id, "lesson", f"{texts[first[row]]} (note {row})",
-                        "", vector, "active", 0.7, agent_id, 0, False, "2026-01-01T00:00:00Z",
-                        "2026-01-01T00:00:00Z", "", False, "single-source", "",
-                    ))  # fmt: skip
-        for tenant_id, _, size in tenants:
-            conn.execute(
-                "INSERT INTO memory_scope (tenant_id, kind, version, active_count) "
-                "VALUES (%s, 'lesson', 0, %s)",
-                [tenant_id, size],
-            )
-        loaded = time.perf_counter() - started
-        conn.execute("ANALYZE memory_lesson")
+    corpus = build_corpus(
+        {("big" if i == len(sizes) - 1 else f"t{i:03d}"): size for i, size in enumerate(sizes)},
+        args.base,
+    )
+    texts, base = corpus.texts, corpus.base
+    tenants = [(t.id, t.agent_id, t.size) for t in corpus.tenants]
+    loaded = copy_into_tributary(data_dir, corpus)
     # The large tenants' own HNSW indexes, as the beat task builds them.
     use_hnsw, why = hnsw.hnsw_wanted()
     started = time.perf_counter()

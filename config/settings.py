@@ -395,9 +395,10 @@ TRIBUTARY_CORROBORATION = {
 }  # fmt: skip
 TRIBUTARY_EXACT_SEARCH_MAX = env_int(
     "TRIBUTARY_EXACT_SEARCH_MAX",
-    10000,
+    2000,
     "Recall searches a tenant's active lessons exactly up to this many; above it, HNSW with "
-    "pgvector's iterative scan.",
+    "pgvector's iterative scan (2,000: where the two cost the same, measured by "
+    "bench/peers_bench.py; see docs/benchmarks.md).",
     minimum=0,
 )
 TRIBUTARY_HNSW = env_str(

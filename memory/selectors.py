@@ -16,6 +16,7 @@ travel is always exact (the HNSW indexes hold only active lessons).
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from memory.judge import Candidate
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from memory.temporal import asks_about_the_past
 from provenance.selectors import ProvenanceSummary, provenance_summaries
+from regions.routing import current_alias
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
 TEXT_WEIGHT = 1.0  # the full-text leg's weight in the fusion (the vector leg's is 1)
@@ -49,19 +51,39 @@ def _vector_literal(vector: Vector) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
+PLAN_TTL_SECONDS = 5.0
+_plans: dict[tuple[str, uuid.UUID, tuple[str, ...]], tuple[float, int, bool]] = {}
+
+
+def cached_search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
+    """``search_plan``, remembered per process for ``PLAN_TTL_SECONDS``: a
+    round trip saved on most searches. A stale answer only picks the slower
+    path for a few seconds, never a wrong result — exact is always right,
+    and the HNSW query on a tenant whose index is gone (or not valid yet)
+    runs without it, falling back to exact if it comes back short."""
+    key = (current_alias(), tenant_id, tuple(sorted(kinds)))
+    now = time.monotonic()
+    known = _plans.get(key)
+    if known is not None and known[0] > now:
+        return known[1], known[2]
+    size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
+    if len(_plans) > 50_000:  # many tenants: start over rather than grow
+        _plans.clear()
+    _plans[key] = (now + PLAN_TTL_SECONDS, size, indexed)
+    return size, indexed
+
+
 def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
     """(active lessons in ``kinds``, whether the tenant's HNSW index is
     valid), in one round trip: the scope rows' counts and the catalog."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
-            "                 WHERE tenant_id = %s AND kind = ANY(%s)), 0), "
-            "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
-            "                 WHERE indexrelid = to_regclass(%s)), false)",
-            [tenant_id, list(kinds), hnsw.index_name(tenant_id)],
-        )
-        row = cursor.fetchone()
-    return (int(row[0]), bool(row[1])) if row else (0, False)
+    rows = fetch_prepared(
+        "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
+        "                 WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0), "
+        "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
+        "                 WHERE indexrelid = to_regclass(%(index)s)), false)",
+        {"tenant": tenant_id, "kinds": list(kinds), "index": hnsw.index_name(tenant_id)},
+    )
+    return (int(rows[0][0]), bool(rows[0][1])) if rows else (0, False)
 
 
 # A lesson past its expiry is not recalled even before the gardener takes it
@@ -106,6 +128,10 @@ def _exact_neighbours(
 ) -> list[tuple[uuid.UUID, float]]:
     window, params = _window(as_of, prefix, history=history)
     # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
+    # Prepared (server-side binding): a plan cached per connection, and the
+    # vector sent once as a parameter instead of parsed out of the SQL. The
+    # generic plan reads the tenant's rows through a B-tree, which is what
+    # an exact scan wants at any size.
     sql = f"""
         SELECT id, embedding <=> %(q)s::halfvec AS distance
         FROM memory_lesson
@@ -114,13 +140,12 @@ def _exact_neighbours(
         ORDER BY (embedding <=> %(q)s::halfvec) + 0
         LIMIT %(limit)s
     """  # noqa: S608 (window is one of two constants)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql,
-            {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
-             "limit": limit, **params},
-        )  # fmt: skip
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+    rows = fetch_prepared(
+        sql,
+        {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
+         "limit": limit, **params},
+    )  # fmt: skip
+    return [(row[0], float(row[1])) for row in rows]
 
 
 def approximate_query(
@@ -179,7 +204,7 @@ def nearest_lessons(
         return _exact_neighbours(
             tenant_id, kinds, vector, limit, as_of, situation_prefix, history=history
         )
-    size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
+    size, indexed = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
     return _planned_neighbours(tenant_id, kinds, vector, limit, size, indexed)
 
 
@@ -241,6 +266,8 @@ def lesson_candidates_many(
     is searched for the whole batch in one statement."""
     if not vectors:
         return []
+    # Never the cached plan: an empty tenant's batch skips the read, and the
+    # judge must see a lesson learned a moment ago.
     size, indexed = search_plan(tenant_id=tenant_id, kinds=[kind])
     if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
         nears = _exact_neighbours_many(tenant_id, kind, vectors, limit) if size else []

@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.tenancy import tenant_context
-from memory import hnsw
+from memory import hnsw, selectors
 from memory.embeddings import embed, lesson_text
 from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
 from memory.selectors import (
@@ -249,6 +249,36 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
     assert hnsw.search_indexes_sync().dropped == [name]
     assert hnsw.tenant_indexes() == {}
     assert len(_recall(big, QUERY, k=5)) == 5
+
+
+def test_recall_remembers_the_search_plan_for_a_few_seconds_and_stays_right(settings, monkeypatch):
+    big, _ = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    tenant = big.agent.tenant_id
+
+    def remembered() -> tuple[int, bool]:
+        with tenant_context(tenant):
+            return selectors.cached_search_plan(tenant_id=tenant, kinds=["lesson"])
+
+    assert remembered() == (BIG, False)
+    before = _recall(big, QUERY, k=5)
+    assert hnsw.search_indexes_sync().built == [hnsw.index_name(tenant)]
+    # Within the TTL the plan is the one read before the build: exact, and
+    # the same answer; the uncached read sees the index.
+    assert remembered() == (BIG, False) and _plan(big) == (BIG, True)
+    assert _recall(big, QUERY, k=5) == before
+    later = selectors.time.monotonic() + selectors.PLAN_TTL_SECONDS + 1
+    monkeypatch.setattr(selectors.time, "monotonic", lambda: later)
+    assert remembered() == (BIG, True)
+    assert len(_recall(big, QUERY, k=5)) == 5
+    # The learn path never takes the remembered plan: an empty tenant's read
+    # is skipped, and a lesson learned a moment ago must be a candidate.
+    fresh = make_caller("fresh", "first")
+    with tenant_context(fresh.agent.tenant_id):
+        selectors.cached_search_plan(tenant_id=fresh.agent.tenant_id, kinds=["lesson"])
+    first = learn_now(fresh, "The nightly export job runs at 02:00 UTC.")
+    again = learn_now(fresh, "Nightly export job: runs at 2am UTC.")
+    assert again.target_lesson_id == first.lesson_id
 
 
 def test_an_index_a_failed_build_left_invalid_is_not_used_and_is_rebuilt(settings, superuser_sql):

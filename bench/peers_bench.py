@@ -1,0 +1,277 @@
+"""Peers benchmark: Tributary's search and hybrid recall against bare
+pgvector and LangGraph's PostgresStore, on one corpus, interleaved query by
+query.
+
+    make bench-deps   # LangGraph's PostgresStore (langgraph-checkpoint-postgres)
+    .venv/bin/python bench/peers_bench.py [--lessons 100000] [--tenants 100] \
+        [--small 20] [--base 3000] [--queries 100] [--keep]
+
+In a private temporary stack (one PostgreSQL server for everyone):
+
+- **Tributary**: ``--tenants`` tenants of Zipf-like sizes sharing
+  ``--lessons`` lessons, plus ``--small`` tenants of 10–99 (the corpus of
+  ``bench/_corpus.py``), COPYed into its tables; the beat task's sync builds
+  the HNSW index of each tenant past ``TRIBUTARY_EXACT_SEARCH_MAX``.
+  *search* is ``nearest_lessons`` (tenant context and search plan
+  included), *hybrid* the whole ``lesson_recall`` with its query embedding
+  cached (vector and full-text legs, fusion, provenance, loading).
+- **bare pgvector**, in a database of its own: one table ``(id, tenant,
+  content, embedding vector(384))``, a B-tree on the tenant and one HNSW
+  index (m 16, ef_construction 64) over every tenant, searched three ways on
+  three connections: *relaxed* (iterative scan ``relaxed_order``,
+  ef_search 40), *plain* (no iterative scan: what a filter does to HNSW),
+  *exact* (the B-tree, every distance).
+- **LangGraph PostgresStore** 3.x, in a database of its own, its
+  ``index={"dims": 384, ...}`` (one HNSW over every namespace), a namespace
+  per tenant; ``store.search((tenant,), query=..., limit=10)`` with an embed
+  function that returns the prepared vector (so the model is not timed).
+
+Each query picks a tenant of its size band, takes a noisy copy of a base
+sentence's vector, and runs every system in a shuffled order. recall@10 is
+against numpy's exact top 10 over the tenant's float32 vectors; *short*
+counts answers with fewer than 10 results where 10 exist. Ratios are each
+system's p50 over bare pgvector relaxed's, per band.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from _corpus import Corpus, Tenant, build_corpus, copy_into_tributary, exact_top, tenant_sizes
+from _corpus import vector_text as literal
+from _stack import machine, percentile, run_in_stack
+
+BANDS = [(0, 100, "<100"), (100, 1000, "100-999"), (1000, 5000, "1k-4,999"),
+         (5000, 10_000, "5k-9,999"), (10_000, 10**9, ">=10k")]  # fmt: skip
+SYSTEMS = ["tributary search", "tributary exact", "tributary own HNSW", "tributary hybrid",
+           "pgvector relaxed", "pgvector plain", "pgvector exact", "langgraph store"]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lessons", type=int, default=100_000)
+    parser.add_argument("--tenants", type=int, default=100)
+    parser.add_argument("--small", type=int, default=20, help="extra tenants of 10-99 lessons")
+    parser.add_argument("--base", type=int, default=3000)
+    parser.add_argument("--queries", type=int, default=100, help="per size band")
+    parser.add_argument(
+        "--index-from", type=int, default=500,
+        help="build a tenant HNSW index from this size (to time both paths per query)",
+    )  # fmt: skip
+    parser.add_argument("--keep", action="store_true", help="keep the data dir")
+    run_in_stack("trib-bench-peers-", parser.parse_args(), run)
+
+
+def run(args: argparse.Namespace, data_dir: Path) -> None:
+    from django.conf import settings
+
+    from memory import hnsw
+
+    print(f"machine: {machine()}")
+    rng = random.Random(11)
+    sizes = {f"t{i:03d}": size for i, size in enumerate(tenant_sizes(args.lessons, args.tenants))}
+    sizes.update({f"s{i:03d}": rng.randint(10, 99) for i in range(args.small)})
+    corpus = build_corpus(sizes, args.base)
+    total = sum(sizes.values())
+    print(f"tributary: {total} lessons in {len(sizes)} tenants COPYed in "
+          f"{copy_into_tributary(data_dir, corpus):.0f} s")  # fmt: skip
+    # Every tenant from --index-from lessons gets its own index, so both of
+    # Tributary's paths can be timed on the same query; "tributary search"
+    # still chooses by TRIBUTARY_EXACT_SEARCH_MAX, as the service does.
+    threshold = settings.TRIBUTARY_EXACT_SEARCH_MAX
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = args.index_from
+    started = time.perf_counter()
+    report = hnsw.search_indexes_sync(max_builds=len(sizes))
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = threshold
+    print(f"tributary: {len(report.built)} tenant HNSW index(es) (tenants from "
+          f"{args.index_from} lessons) in {time.perf_counter() - started:.0f} s; "
+          f"the service searches exactly up to {threshold}")  # fmt: skip
+    bare = BarePgvector(data_dir, corpus)
+    store = LangGraphStore(data_dir, corpus)
+    measure(corpus, bare, store, args.queries, rng, args.index_from)
+
+
+class BarePgvector:
+    """What a user builds in an afternoon: one table, one HNSW index."""
+
+    def __init__(self, data_dir: Path, corpus: Corpus) -> None:
+        import psycopg
+
+        from config.embedded import EmbeddedPostgres
+
+        pg = EmbeddedPostgres(data_dir)
+        with psycopg.connect(pg.dsn(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE peers_pgvector")
+        dsn = pg.dsn(dbname="peers_pgvector")
+        started = time.perf_counter()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("CREATE TABLE items (id uuid PRIMARY KEY, tenant text NOT NULL, "
+                         "content text NOT NULL, embedding vector(384) NOT NULL)")  # fmt: skip
+            with conn.cursor() as cursor, cursor.copy("COPY items FROM STDIN") as copy:
+                for t in corpus.tenants:
+                    for row in zip(t.ids, t.contents, t.vectors, strict=True):
+                        copy.write_row((row[0], t.slug, row[1], literal(row[2])))
+            loaded = time.perf_counter() - started
+            conn.execute("CREATE INDEX ON items (tenant)")
+            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops) "
+                         "WITH (m = 16, ef_construction = 64)")  # fmt: skip
+            conn.execute("ANALYZE items")
+        print(f"bare pgvector: loaded in {loaded:.0f} s, indexed in "
+              f"{time.perf_counter() - started - loaded:.0f} s")  # fmt: skip
+        self.ways = {}
+        for way, setting in (("relaxed", "relaxed_order"), ("plain", "off"), ("exact", "off")):
+            conn = psycopg.connect(dsn, autocommit=True)
+            conn.execute(f"SET hnsw.iterative_scan = {setting}")
+            conn.execute("SET hnsw.ef_search = 40")
+            self.ways[way] = conn
+        self.sql = "SELECT id FROM items WHERE tenant = %s ORDER BY {} LIMIT 10"
+        self.distance = "embedding <=> %s::vector"
+
+    def search(self, way: str, tenant: Tenant, vector: list[float]) -> list[Any]:
+        # "+ 0" keeps the planner off the HNSW index: every distance, exactly.
+        order = f"({self.distance}) + 0" if way == "exact" else self.distance
+        sql = self.sql.format(order)
+        return [r[0] for r in self.ways[way].execute(sql, (tenant.slug, literal(vector)))]
+
+
+class LangGraphStore:
+    """LangGraph's PostgresStore with its vector index, a namespace per tenant."""
+
+    def __init__(self, data_dir: Path, corpus: Corpus) -> None:
+        import psycopg
+        from langgraph.store.base import PutOp
+        from langgraph.store.postgres import PostgresStore
+        from psycopg.rows import dict_row
+
+        from config.embedded import EmbeddedPostgres
+
+        pg = EmbeddedPostgres(data_dir)
+        with psycopg.connect(pg.dsn(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE peers_langgraph")
+        with psycopg.connect(pg.dsn(dbname="peers_langgraph"), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        self.vectors: dict[str, list[float]] = {}  # text → the vector its embed call returns
+        self.conn = psycopg.connect(
+            pg.dsn(dbname="peers_langgraph"), autocommit=True, prepare_threshold=0,
+            row_factory=dict_row,
+        )  # fmt: skip
+        index = {"dims": 384, "embed": self._embed, "fields": ["content"]}
+        self.store = PostgresStore(self.conn, index=index)  # type: ignore[arg-type]
+        self.store.setup()
+        started = time.perf_counter()
+        for t in corpus.tenants:
+            self.vectors = {c: v.tolist() for c, v in zip(t.contents, t.vectors, strict=True)}
+            ops = [
+                PutOp(namespace=(t.slug,), key=str(i), value={"content": c})
+                for i, c in zip(t.ids, t.contents, strict=True)
+            ]
+            for chunk in range(0, len(ops), 500):
+                self.store.batch(ops[chunk : chunk + 500])
+        self.conn.execute("ANALYZE")
+        print(f"langgraph store: loaded and indexed in {time.perf_counter() - started:.0f} s")
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        return [self.vectors[text] for text in texts]
+
+    def search(self, tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
+        self.vectors = {text: vector}
+        return [uuid.UUID(item.key) for item in self.store.search((tenant.slug,), query=text,
+                                                                  limit=10)]  # fmt: skip
+
+
+def measure(
+    corpus: Corpus,
+    bare: BarePgvector,
+    store: LangGraphStore,
+    queries: int,
+    rng: random.Random,
+    index_from: int,
+) -> None:
+    from accounts.tenancy import tenant_context
+    from memory import selectors
+    from memory.embeddings import _cached_query
+
+    def tributary_search(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
+        with tenant_context(tenant.id):
+            found = selectors.nearest_lessons(
+                tenant_id=tenant.id, kinds=["lesson"], vector=vector, limit=10
+            )
+        return [i for i, _ in found]
+
+    def tributary_exact(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
+        with tenant_context(tenant.id):
+            found = selectors._exact_neighbours(tenant.id, ["lesson"], vector, 10, None)
+        return [i for i, _ in found]
+
+    def tributary_hnsw(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
+        with tenant_context(tenant.id):
+            found = selectors._approximate_neighbours(tenant.id, ["lesson"], vector, 10)
+        return [i for i, _ in found]
+
+    def tributary_hybrid(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
+        with tenant_context(tenant.id):
+            return [h.lesson.id for h in selectors.lesson_recall(
+                tenant_id=tenant.id, query=text, k=10)]  # fmt: skip
+
+    run = {
+        "tributary search": tributary_search,
+        "tributary exact": tributary_exact,
+        "tributary own HNSW": tributary_hnsw,
+        "tributary hybrid": tributary_hybrid,
+        "pgvector relaxed": lambda t, _, v: bare.search("relaxed", t, v),
+        "pgvector plain": lambda t, _, v: bare.search("plain", t, v),
+        "pgvector exact": lambda t, _, v: bare.search("exact", t, v),
+        "langgraph store": store.search,
+    }
+    for low, high, band in BANDS:
+        tenants = [t for t in corpus.tenants if low <= t.size < high]
+        if not tenants:
+            continue
+        times: dict[str, list[float]] = defaultdict(list)
+        recalls: dict[str, list[float]] = defaultdict(list)
+        shorts: dict[str, int] = defaultdict(int)
+        for n in range(queries + 5):
+            tenant = rng.choice(tenants)
+            text, vector = corpus.query(rng)
+            text = f"{text} (question {n})"
+            _cached_query(text)  # hybrid's embedding, outside the timing
+            truth = set(exact_top(tenant, vector))
+            order = [s for s in SYSTEMS if s != "tributary own HNSW" or tenant.size >= index_from]
+            rng.shuffle(order)
+            for system in order:
+                started = time.perf_counter()
+                found = run[system](tenant, text, vector)
+                elapsed = (time.perf_counter() - started) * 1000
+                if n < 5:
+                    continue  # warm-up
+                times[system].append(elapsed)
+                shorts[system] += len(found) < min(10, tenant.size)
+                if system != "tributary hybrid":  # fusion ranks differently by design
+                    recalls[system].append(len(truth & set(found)) / len(truth))
+        sizes = sorted(t.size for t in tenants)
+        print(f"\nband {band}: {len(tenants)} tenants ({sizes[0]}-{sizes[-1]} lessons), "
+              f"{queries} queries")  # fmt: skip
+        base = percentile(times["pgvector relaxed"], 50)
+        for system in [s for s in SYSTEMS if times[s]]:
+            p50 = percentile(times[system], 50)
+            recall = (f"{sum(recalls[system]) / len(recalls[system]):.3f}"
+                      if recalls[system] else "  -  ")  # fmt: skip
+            p95 = percentile(times[system], 95)
+            print(f"  {system:<18} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms  recall@10 {recall}"
+                  f"  short {shorts[system]:3d}  x{p50 / base:4.2f}")  # fmt: skip
+        hybrid = percentile(times["tributary hybrid"], 50)
+        print(
+            f"  hybrid / its own search: x{hybrid / percentile(times['tributary search'], 50):.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
