@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,40 @@ def teardown(data_dir: Path, keep: bool) -> None:
     EmbeddedPostgres(data_dir).stop()
     if not keep:
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@contextmanager
+def web_process() -> Iterator[str]:
+    """The service's web process (uvicorn, one worker) on this stack's data
+    dir, on a free loopback port; yields its base URL once it answers."""
+    import socket
+    import subprocess
+    import time
+
+    import httpx
+    from django.db import connections
+
+    connections.close_all()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    web = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
+         "--lifespan", "off", "--log-level", "warning"],
+        cwd=ROOT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield base
+    finally:
+        web.terminate()
+        web.wait(timeout=30)
 
 
 def percentile(values: list[float], p: float) -> float:

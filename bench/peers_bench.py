@@ -45,7 +45,7 @@ from typing import Any
 
 from _corpus import Corpus, Tenant, build_corpus, copy_into_tributary, exact_top, tenant_sizes
 from _corpus import vector_text as literal
-from _stack import machine, percentile, run_in_stack
+from _stack import machine, percentile, run_in_stack, web_process
 
 BANDS = [(0, 100, "<100"), (100, 1000, "100-999"), (1000, 5000, "1k-4,999"),
          (5000, 10_000, "5k-9,999"), (10_000, 10**9, ">=10k")]  # fmt: skip
@@ -64,6 +64,8 @@ def main() -> None:
         "--index-from", type=int, default=500,
         help="build a tenant HNSW index from this size (to time both paths per query)",
     )  # fmt: skip
+    parser.add_argument("--no-langgraph", action="store_true", help="leave LangGraph's store out")
+    parser.add_argument("--no-end-to-end", action="store_true", help="no API round")
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
     run_in_stack("trib-bench-peers-", parser.parse_args(), run)
 
@@ -71,7 +73,6 @@ def main() -> None:
 def run(args: argparse.Namespace, data_dir: Path) -> None:
     from django.conf import settings
 
-    from memory import hnsw
 
     print(f"machine: {machine()}")
     rng = random.Random(11)
@@ -86,15 +87,98 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     # still chooses by TRIBUTARY_EXACT_SEARCH_MAX, as the service does.
     threshold = settings.TRIBUTARY_EXACT_SEARCH_MAX
     settings.TRIBUTARY_EXACT_SEARCH_MAX = args.index_from
-    started = time.perf_counter()
-    report = hnsw.search_indexes_sync(max_builds=len(sizes))
+    build_while_serving(corpus, rng)
     settings.TRIBUTARY_EXACT_SEARCH_MAX = threshold
-    print(f"tributary: {len(report.built)} tenant HNSW index(es) (tenants from "
-          f"{args.index_from} lessons) in {time.perf_counter() - started:.0f} s; "
-          f"the service searches exactly up to {threshold}")  # fmt: skip
+    print(f"the service searches exactly up to {threshold} lessons")
+    sizes_report(data_dir, corpus)
     bare = BarePgvector(data_dir, corpus)
-    store = LangGraphStore(data_dir, corpus)
+    store = None if args.no_langgraph else LangGraphStore(data_dir, corpus)
     measure(corpus, bare, store, args.queries, rng, args.index_from)
+    if store is not None and not args.no_end_to_end:
+        end_to_end(corpus, store, args.queries, rng)
+
+
+def build_while_serving(corpus: Corpus, rng: random.Random) -> None:
+    """The beat task's sync builds the tenant indexes (CREATE INDEX
+    CONCURRENTLY), one at a time and timed, in a thread, while this thread
+    keeps recalling from random tenants — those being indexed included —
+    and checks every answer against the truth."""
+    import threading
+
+    from django.db import connections
+
+    from accounts.tenancy import tenant_context
+    from memory import hnsw, selectors
+
+    builds: list[tuple[str, float]] = []
+
+    def sync() -> None:
+        try:
+            while True:
+                started = time.perf_counter()
+                report = hnsw.search_indexes_sync(max_builds=1)
+                if not report.built:
+                    return
+                builds.append((report.built[0], time.perf_counter() - started))
+        finally:
+            connections.close_all()
+
+    builder = threading.Thread(target=sync)
+    started = time.perf_counter()
+    builder.start()
+    served: list[float] = []
+    wrong = short = 0
+    while builder.is_alive():
+        tenant = rng.choice(corpus.tenants)
+        _, vector = corpus.query(rng)
+        begun = time.perf_counter()
+        with tenant_context(tenant.id):
+            found = selectors.nearest_lessons(
+                tenant_id=tenant.id, kinds=["lesson"], vector=vector, limit=10
+            )
+        served.append((time.perf_counter() - begun) * 1000)
+        truth = set(exact_top(tenant, vector))
+        wrong += len(truth - {i for i, _ in found}) > 1
+        short += len(found) < min(10, tenant.size)
+    builder.join()
+    size_of = {hnsw.index_name(t.id): t.size for t in corpus.tenants}
+    built = sorted(builds, key=lambda b: -size_of[b[0]])
+    print(
+        f"tributary: {len(built)} tenant HNSW index(es) in "
+        f"{time.perf_counter() - started:.0f} s"
+        + (
+            f"; the largest ({size_of[built[0][0]]} lessons) in {built[0][1]:.1f} s, "
+            f"the smallest ({size_of[built[-1][0]]}) in {built[-1][1]:.2f} s"
+            if built
+            else ""
+        )
+    )
+    if served:
+        print(f"  recall meanwhile: {len(served)} searches of random tenants, p50 "
+              f"{percentile(served, 50):.1f} ms, p95 {percentile(served, 95):.1f} ms, "
+              f"short {short}, more than one of the true top 10 missing {wrong}")  # fmt: skip
+
+
+def sizes_report(data_dir: Path, corpus: Corpus) -> None:
+    """Disk per million lessons, and how much of it the HNSW indexes are
+    (what has to stay in memory for fast search)."""
+    import psycopg
+
+    from config.embedded import APP_DATABASE, EmbeddedPostgres
+
+    total = sum(t.size for t in corpus.tenants)
+    with psycopg.connect(EmbeddedPostgres(data_dir).dsn(dbname=APP_DATABASE)) as conn:
+        lesson, terms, graphs = conn.execute(
+            "SELECT pg_total_relation_size('memory_lesson'), "
+            "pg_total_relation_size('memory_lessonterm'), "
+            "(SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_index i "
+            " JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'lesson_hnsw_%')"
+        ).fetchone()  # type: ignore[misc]
+    per = 1_000_000 / total / 2**30
+    lesson, terms, graphs = int(lesson), int(terms), int(graphs)
+    print(f"disk per million lessons: lessons with their indexes {lesson * per:.2f} GiB "
+          f"(of which the tenants' HNSW graphs {graphs * per:.2f} GiB), "
+          f"full-text terms {terms * per:.2f} GiB")  # fmt: skip
 
 
 class BarePgvector:
@@ -120,12 +204,15 @@ class BarePgvector:
                         copy.write_row((row[0], t.slug, row[1], literal(row[2])))
             loaded = time.perf_counter() - started
             conn.execute("CREATE INDEX ON items (tenant)")
-            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute("SET maintenance_work_mem = '4GB'")
             conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops) "
                          "WITH (m = 16, ef_construction = 64)")  # fmt: skip
             conn.execute("ANALYZE items")
+            size = conn.execute("SELECT pg_total_relation_size('items')").fetchone()[0]  # type: ignore[index]
         print(f"bare pgvector: loaded in {loaded:.0f} s, indexed in "
-              f"{time.perf_counter() - started - loaded:.0f} s")  # fmt: skip
+              f"{time.perf_counter() - started - loaded:.0f} s; "
+              f"{size * 1_000_000 / sum(t.size for t in corpus.tenants) / 2**30:.2f} GiB "
+              "per million with its indexes")  # fmt: skip
         self.ways = {}
         for way, setting in (("relaxed", "relaxed_order"), ("plain", "off"), ("exact", "off")):
             conn = psycopg.connect(dsn, autocommit=True)
@@ -159,6 +246,7 @@ class LangGraphStore:
         with psycopg.connect(pg.dsn(dbname="peers_langgraph"), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         self.vectors: dict[str, list[float]] = {}  # text → the vector its embed call returns
+        self.model = False  # embed with the real model instead (end to end)
         self.conn = psycopg.connect(
             pg.dsn(dbname="peers_langgraph"), autocommit=True, prepare_threshold=0,
             row_factory=dict_row,
@@ -179,6 +267,10 @@ class LangGraphStore:
         print(f"langgraph store: loaded and indexed in {time.perf_counter() - started:.0f} s")
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
+        if self.model:
+            from memory.embeddings import embed
+
+            return embed(texts)
         return [self.vectors[text] for text in texts]
 
     def search(self, tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
@@ -190,7 +282,7 @@ class LangGraphStore:
 def measure(
     corpus: Corpus,
     bare: BarePgvector,
-    store: LangGraphStore,
+    store: LangGraphStore | None,
     queries: int,
     rng: random.Random,
     index_from: int,
@@ -229,8 +321,9 @@ def measure(
         "pgvector relaxed": lambda t, _, v: bare.search("relaxed", t, v),
         "pgvector plain": lambda t, _, v: bare.search("plain", t, v),
         "pgvector exact": lambda t, _, v: bare.search("exact", t, v),
-        "langgraph store": store.search,
     }
+    if store is not None:
+        run["langgraph store"] = store.search
     for low, high, band in BANDS:
         tenants = [t for t in corpus.tenants if low <= t.size < high]
         if not tenants:
@@ -244,7 +337,10 @@ def measure(
             text = f"{text} (question {n})"
             _cached_query(text)  # hybrid's embedding, outside the timing
             truth = set(exact_top(tenant, vector))
-            order = [s for s in SYSTEMS if s != "tributary own HNSW" or tenant.size >= index_from]
+            order = [
+                s for s in SYSTEMS
+                if s in run and (s != "tributary own HNSW" or tenant.size >= index_from)
+            ]  # fmt: skip
             rng.shuffle(order)
             for system in order:
                 started = time.perf_counter()
@@ -271,6 +367,54 @@ def measure(
         print(
             f"  hybrid / its own search: x{hybrid / percentile(times['tributary search'], 50):.2f}"
         )
+
+
+def end_to_end(corpus: Corpus, store: LangGraphStore, queries: int, rng: random.Random) -> None:
+    """A new question each time, embedded by the same model in both:
+    Tributary's recall API over HTTP (a web process: key check, embedding,
+    hybrid recall, serialization, bookkeeping task) against LangGraph's
+    store searched in this process. Interleaved, in a shuffled order, on a
+    tenant of each size band."""
+    import httpx
+
+    from accounts.models import Agent
+    from accounts.services import api_key_issue
+    from accounts.tenancy import cross_tenant
+
+    picks = []
+    for low, high, band in BANDS:
+        tenants = [t for t in corpus.tenants if low <= t.size < high]
+        if tenants:
+            picks.append((band, tenants[len(tenants) // 2]))
+    with cross_tenant(reason="benchmark keys"):
+        keys = {
+            t.slug: api_key_issue(agent=Agent.objects.get(id=t.agent_id)).plaintext
+            for _, t in picks
+        }
+    store.model = True
+    print("\nend to end, embedding included (new question each time):")
+    with web_process() as base, httpx.Client(base_url=base, timeout=30) as client:
+        for band, tenant in picks:
+            times: dict[str, list[float]] = defaultdict(list)
+            for n in range(queries + 5):
+                text = f"{corpus.query(rng)[0]} (asked {n} of {tenant.slug})"
+                order = ["tributary API", "langgraph store"]
+                rng.shuffle(order)
+                for system in order:
+                    started = time.perf_counter()
+                    if system == "tributary API":
+                        response = client.post(
+                            "/api/v1/recall", json={"query": text, "k": 10},
+                            headers={"Authorization": f"Bearer {keys[tenant.slug]}"},
+                        )  # fmt: skip
+                        assert response.status_code == 200, response.text
+                    else:
+                        store.search(tenant, text, [])  # its own embed call
+                    if n >= 5:
+                        times[system].append((time.perf_counter() - started) * 1000)
+            api, peer = (percentile(times[s], 50) for s in ("tributary API", "langgraph store"))
+            print(f"  {band:<9} ({tenant.size} lessons): tributary API p50 {api:6.1f} ms, "
+                  f"langgraph store in process p50 {peer:6.1f} ms, x{api / peer:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

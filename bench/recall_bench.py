@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from _corpus import build_corpus, copy_into_tributary, tenant_sizes
-from _stack import ROOT, machine, percentile, run_in_stack
+from _stack import machine, percentile, run_in_stack, web_process
 
 
 def main() -> None:
@@ -165,7 +162,6 @@ def api_latency(data_dir, tenants, texts, rng, queries) -> None:  # type: ignore
     """End to end through a real web process: HTTP, auth, query embedding
     (uncached: every query text is new), search, serialization."""
     import httpx
-    from django.db import connections
 
     from accounts.models import Agent
     from accounts.services import api_key_issue
@@ -175,41 +171,21 @@ def api_latency(data_dir, tenants, texts, rng, queries) -> None:  # type: ignore
     with cross_tenant(reason="benchmark keys"):
         for label, (_, agent_id, _) in (("small", tenants[5]), ("big", tenants[-1])):
             keys[label] = api_key_issue(agent=Agent.objects.get(id=agent_id)).plaintext
-    connections.close_all()
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    web = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--lifespan", "off", "--log-level", "warning"],
-        cwd=ROOT,
-    )  # fmt: skip
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/healthz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        with httpx.Client(base_url=base, timeout=30) as client:
-            for label, key in keys.items():
-                timings = []
-                for n in range(queries):
-                    query = f"{rng.choice(texts)} (question {n})"
-                    started = time.perf_counter()
-                    response = client.post(
-                        "/api/v1/recall", json={"query": query, "k": 10},
-                        headers={"Authorization": f"Bearer {key}"},
-                    )  # fmt: skip
-                    timings.append((time.perf_counter() - started) * 1000)
-                    assert response.status_code == 200, response.text
-                print(f"API end-to-end ({label} tenant, embedding included): p50 "
-                      f"{percentile(timings, 50):.1f} ms, p95 {percentile(timings, 95):.1f} ms, "
-                      f"p99 {percentile(timings, 99):.1f} ms")  # fmt: skip
-    finally:
-        web.terminate()
-        web.wait(timeout=30)
+    with web_process() as base, httpx.Client(base_url=base, timeout=30) as client:
+        for label, key in keys.items():
+            timings = []
+            for n in range(queries):
+                query = f"{rng.choice(texts)} (question {n})"
+                started = time.perf_counter()
+                response = client.post(
+                    "/api/v1/recall", json={"query": query, "k": 10},
+                    headers={"Authorization": f"Bearer {key}"},
+                )  # fmt: skip
+                timings.append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, response.text
+            print(f"API end-to-end ({label} tenant, embedding included): p50 "
+                  f"{percentile(timings, 50):.1f} ms, p95 {percentile(timings, 95):.1f} ms, "
+                  f"p99 {percentile(timings, 99):.1f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":
