@@ -12,6 +12,7 @@ number of lessons, not a walk in Python.
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -155,10 +156,14 @@ def provenance_summaries(
 def corroboration_policy(tenant_id: uuid.UUID) -> dict[str, Any]:
     """The tenant's corroboration policy (its overrides on the settings'
     defaults). Precondition: inside the tenant's context."""
-    from accounts.models import Tenant
-
-    overrides = Tenant.objects.filter(id=tenant_id).values_list("corroboration_policy", flat=True)
-    return tenant_policy(overrides.first())
+    # Prepared: read on every recall and every learn batch.
+    rows = fetch_prepared(
+        "SELECT corroboration_policy FROM accounts_tenant WHERE id = %(tenant)s",
+        {"tenant": tenant_id},
+    )
+    # Django's connection loads jsonb as text (for JSONField to decode).
+    stored = rows[0][0] if rows else None
+    return tenant_policy(json.loads(stored) if isinstance(stored, str) else stored)
 
 
 def tenant_policy(overrides: dict[str, Any] | None) -> dict[str, Any]:
