@@ -14,7 +14,8 @@ Formats (``--format``):
   or a list, as one JSON document, or one memory per line. ``memory`` is the
   content, ``id`` the record's id, ``created_at`` kept; ``user_id`` /
   ``agent_id`` name the author; ``metadata.situation`` (or the categories)
-  the situation.
+  the situation. A mem0 embedding is never taken (another model's space,
+  often another size): the import embeds the memory with ours.
 - ``langgraph``: a LangGraph store dump — items as ``store.search()`` gives
   them (``namespace``, ``key``, ``value``, ``created_at``), one per line or
   a JSON list. The content is ``value["content"]`` (or ``text``, ``memory``,
@@ -176,8 +177,7 @@ def _mem0(raw: dict[str, Any], line: int) -> ImportRecord:
     return _record(
         line, own_id=raw.get("id"), content=raw.get("memory", raw.get("content")),
         situation=situation, kind=metadata.get("kind"), author=author,
-        confidence=metadata.get("confidence"), vector=raw.get("embedding"),
-        created_at=raw.get("created_at"),
+        confidence=metadata.get("confidence"), vector=None, created_at=raw.get("created_at"),
     )  # fmt: skip
 
 

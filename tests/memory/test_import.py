@@ -144,7 +144,8 @@ def test_a_mem0_export_and_a_langgraph_dump(tmp_path):
         {"id": "5f1c", "memory": "Prefers short answers in code review comments",
          "user_id": "dana", "created_at": "2025-01-02T03:04:05-08:00",
          "categories": ["preferences"], "metadata": {"kind": "preference"}},
-        {"id": "6a2d", "memory": DEPLOYS, "agent_id": "release-bot", "hash": "x"},
+        {"id": "6a2d", "memory": DEPLOYS, "agent_id": "release-bot", "hash": "x",
+         "embedding": [0.1] * 1536},  # another model's: never taken, never a rejection
     ]}, indent=2))  # fmt: skip
     out = run_import(str(mem0), "--tenant", "peers", "--format", "mem0")
     assert "imported 2 (2 inserted)" in out
