@@ -23,8 +23,9 @@ Formats (``--format``):
   ``store:<namespace joined by />/``, what the LangGraph adapter writes, so
   ``situation_prefix`` recall filters work on imported items too.
 
-A record without an ``id`` is keyed by the SHA-256 of its kind, content and
-situation: importing the same file twice imports nothing the second time.
+A record's key is its format and its ``id`` (without one, the SHA-256 of its
+kind, content and situation): importing the same file twice imports nothing
+the second time.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from memory.inputs import CONTENT_MAX, SITUATION_MAX
 from memory.models import EMBEDDING_DIMENSIONS, Kind
 
 FORMATS = ("tributary", "mem0", "langgraph")
+HALF_MAX = 65504.0  # the largest half-precision float
 KEY_PREFIX = "import:"
 _FIELDS = {"id", "content", "situation", "kind", "author", "confidence", "vector", "created_at"}
 
@@ -88,7 +90,10 @@ def read_records(path: Path, fmt: str = "tributary") -> Iterator[ImportRecord | 
         try:
             if not isinstance(raw, dict):
                 raise _Bad("not_an_object", "a record is a JSON object")
-            yield convert(raw, line)
+            record = convert(raw, line)
+            # Ids are the source system's: the same id in another format is
+            # another record.
+            yield replace(record, key=f"{KEY_PREFIX}{fmt}:{record.key[len(KEY_PREFIX) :]}")
         except _Bad as exc:
             yield Rejected(line, exc.code, str(exc))
 
@@ -124,6 +129,8 @@ def _one_document(path: Path) -> bool:
     it is the whole file and holds a list of records."""
     with path.open("rb") as stream:
         first = stream.readline()
+        while first and not first.strip():
+            first = stream.readline()
         rest = stream.read(1 << 16).strip()
     try:
         parsed = json.loads(first)
@@ -286,6 +293,8 @@ def _vector(value: Any) -> list[float] | None:
     array = np.asarray(value, dtype=np.float64)
     if not np.isfinite(array).all() or not array.any():
         raise _Bad("invalid_vector", "vector is finite and not all zeros")
+    if np.abs(array).max() > HALF_MAX:  # stored as halfvec
+        raise _Bad("invalid_vector", f"vector components are within ±{HALF_MAX:g}")
     return value
 
 

@@ -14,8 +14,9 @@ def lesson_content_erase(lesson_id: uuid.UUID) -> None:
     """Erase a lesson's text wherever it was written: the lesson row (and
     any lesson the gardener merged into it), the learn requests that made or
     restated it (and their judge rationales), the beliefs those requests
-    wrote, the first-hand observations those requests wrote of it (no
-    one else's, and none another belief also rests on), the rationales of
+    wrote, the first-hand observations (or, for an import, the file-line
+    observations) those requests wrote of it (no one else's, and none
+    another belief also rests on), the rationales of
     requests and disputes aimed at it, and curators' reasons about it. What
     it was is gone; that it was (ids, events, edges) stays. Precondition:
     inside the tenant's transaction."""
@@ -42,8 +43,12 @@ def lesson_content_erase(lesson_id: uuid.UUID) -> None:
             belief_id=belief_id, kind=EdgeKind.DERIVED_FROM, to_observation__isnull=False
         ).values_list("to_observation_id", flat=True)
         shared = Edge.objects.filter(to_observation_id__in=roots).exclude(belief_id__in=beliefs)
+        # A learn's first-hand root, or the file line an import read it from.
+        written_root = models.Q(source_type=SourceType.FIRST_HAND) | models.Q(
+            source_type=SourceType.DOCUMENT, source_uri__startswith="import:"
+        )
         Observation.objects.filter(
-            id__in=list(roots), agent_id=agent_id, source_type=SourceType.FIRST_HAND,
+            written_root, id__in=list(roots), agent_id=agent_id,
             content__in=[t for t in (content, situation) if t], erased_at__isnull=True,
         ).exclude(id__in=shared.values("to_observation_id")).update(
             content="", content_hash="", erased_at=now

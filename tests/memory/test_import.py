@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -67,32 +67,38 @@ def test_a_judged_import_screens_judges_and_keeps_provenance_and_time(tmp_path):
     with tenant_context(tenant_id):
         requests = {r.idempotency_key: r for r in LearnRequest.objects.filter(tenant_id=tenant_id)}
         assert set(requests) == {
-            "import:b-1",
-            "import:d-1",
-            "import:v-1",
-            "import:b-2",
-            "import:x-1",
+            "import:tributary:b-1",
+            "import:tributary:d-1",
+            "import:tributary:v-1",
+            "import:tributary:b-2",
+            "import:tributary:x-1",
         }
         assert all(r.status == RequestStatus.APPLIED for r in requests.values())
         outcomes = {k: r.outcome for k, r in requests.items()}
         assert outcomes == {
-            "import:b-1": Outcome.INSERTED, "import:d-1": Outcome.INSERTED,
-            "import:v-1": Outcome.INSERTED, "import:b-2": Outcome.REINFORCED,
-            "import:x-1": Outcome.QUARANTINED,
+            "import:tributary:b-1": Outcome.INSERTED, "import:tributary:d-1": Outcome.INSERTED,
+            "import:tributary:v-1": Outcome.INSERTED, "import:tributary:b-2": Outcome.REINFORCED,
+            "import:tributary:x-1": Outcome.QUARANTINED,
         }  # fmt: skip
-        billing = Lesson.objects.get(id=requests["import:b-1"].lesson_id)
-        assert requests["import:b-2"].lesson_id == billing.id and billing.reinforcement_count == 1
-        assert billing.created_at == billing.activated_at == datetime(2025, 3, 4, 10, tzinfo=UTC)
+        billing = Lesson.objects.get(id=requests["import:tributary:b-1"].lesson_id)
+        assert (
+            requests["import:tributary:b-2"].lesson_id == billing.id
+            and billing.reinforcement_count == 1
+        )
+        # Its own creation time is kept; it became active at the import
+        # (decay, merging and eviction count from there).
+        assert billing.created_at == datetime(2025, 3, 4, 10, tzinfo=UTC)
+        assert billing.activated_at > datetime.now(UTC) - timedelta(minutes=5)
         assert Agent.objects.get(id=billing.author_id).name == "ops-bot"
-        assert Lesson.objects.get(id=requests["import:d-1"].lesson_id).kind == "fact"
-        assert Agent.objects.get(id=requests["import:d-1"].agent_id).name == "importer"
-        vacuum = Lesson.objects.get(id=requests["import:v-1"].lesson_id)
+        assert Lesson.objects.get(id=requests["import:tributary:d-1"].lesson_id).kind == "fact"
+        assert Agent.objects.get(id=requests["import:tributary:d-1"].agent_id).name == "importer"
+        vacuum = Lesson.objects.get(id=requests["import:tributary:v-1"].lesson_id)
         assert vacuum.confidence == 0.9
         assert max(abs(a - b) for a, b in zip(vacuum.embedding, supplied, strict=True)) < 1e-3
-        attack = Lesson.objects.get(id=requests["import:x-1"].lesson_id)
+        attack = Lesson.objects.get(id=requests["import:tributary:x-1"].lesson_id)
         assert attack.status == LessonStatus.QUARANTINED and attack.embedding is None
         # Each record's belief rests on the file's line, one source family.
-        root_edge = Edge.objects.get(belief_id=requests["import:b-1"].belief_id,
+        root_edge = Edge.objects.get(belief_id=requests["import:tributary:b-1"].belief_id,
                                      kind=EdgeKind.DERIVED_FROM)  # fmt: skip
         root = Observation.objects.get(id=root_edge.to_observation_id)
         assert root.source_type == SourceType.DOCUMENT
@@ -160,16 +166,16 @@ def test_a_mem0_export_and_a_langgraph_dump(tmp_path):
         run_import(str(dump), "--tenant", "peers", "--format", "langgraph")
     with tenant_context(tenant_id):
         by_key = {r.idempotency_key: r for r in LearnRequest.objects.filter(tenant_id=tenant_id)}
-        dana = by_key["import:5f1c"]
+        dana = by_key["import:mem0:5f1c"]
         assert (dana.kind, Agent.objects.get(id=dana.agent_id).name) == ("preference", "dana")
         assert dana.situation == "categories: preferences"
         assert Lesson.objects.get(id=dana.lesson_id).created_at == datetime(
             2025, 1, 2, 11, 4, 5, tzinfo=UTC
         )
-        assert Agent.objects.get(id=by_key["import:6a2d"].agent_id).name == "release-bot"
-        k1 = by_key["import:users/u1/memories/k1"]
+        assert Agent.objects.get(id=by_key["import:mem0:6a2d"].agent_id).name == "release-bot"
+        k1 = by_key["import:langgraph:users/u1/memories/k1"]
         assert (k1.content, k1.situation) == (VACUUM, "store:users/u1/memories/")
-        k2 = by_key["import:users/u1/memories/k2"]
+        k2 = by_key["import:langgraph:users/u1/memories/k2"]
         assert json.loads(k2.content) == {"food": "pizza", "likes": True}
     with tenant_context(tenant_id):
         hits = lesson_recall(
@@ -195,7 +201,7 @@ def test_records_are_checked_like_a_learn(tmp_path):
         "invalid_vector", "invalid_content", "not_an_object",
     ]  # fmt: skip
     good = found[-1]
-    assert isinstance(good, ImportRecord) and good.key == "import:12" and good.line == 12
+    assert isinstance(good, ImportRecord) and good.key == "import:tributary:12" and good.line == 12
     assert good.created_at == datetime.fromtimestamp(1700000000, tz=UTC)
     with pytest.raises(ValueError, match="unknown format"):
         list(read_records(path, "csv"))
@@ -207,3 +213,39 @@ def test_an_unknown_tenant_or_file_is_refused(tmp_path):
         run_import(str(path), "--tenant", "nobody")
     with pytest.raises(CommandError, match="no such file"):
         run_import(str(tmp_path / "missing.jsonl"), "--tenant", "nobody")
+
+
+def test_an_import_never_carries_a_curators_authority_and_forgetting_erases_its_roots(tmp_path):
+    from accounts.models import Role
+    from memory.services.lessons import lesson_forget
+    from tests.conftest import learn_now, principal_of
+
+    writer = make_caller("authority", "writer")
+    boss = make_caller("authority", "boss", role=Role.CURATOR)
+    tenant_id = writer.agent.tenant_id
+    first = learn_now(writer, "The nightly export job runs at 02:00 UTC.")
+    # A file that names the curator as its author contradicts the writer's
+    # lesson: a curator's learn would supersede it; an import only disputes.
+    path = write_lines(tmp_path / "c.jsonl", [
+        {"id": "c-1", "content": "The nightly export job runs at 03:00 UTC.", "author": "boss"},
+    ])  # fmt: skip
+    run_import(str(path), "--tenant", "authority")
+    with tenant_context(tenant_id):
+        request = LearnRequest.objects.get(idempotency_key="import:tributary:c-1")
+        assert request.outcome == Outcome.DISPUTED
+        assert Lesson.objects.get(id=first.lesson_id).status == LessonStatus.ACTIVE
+        root_edge = Edge.objects.get(belief_id=request.belief_id, kind=EdgeKind.DERIVED_FROM)
+    # Forgetting the imported lesson erases the file line's observation too.
+    lesson_forget(principal=principal_of(boss), lesson_id=request.lesson_id)
+    with tenant_context(tenant_id):
+        root = Observation.objects.get(id=root_edge.to_observation_id)
+        assert root.content == "" and root.erased_at is not None
+
+
+def test_a_vector_past_half_precision_and_a_leading_blank_line(tmp_path):
+    path = tmp_path / "v.jsonl"
+    path.write_text("\n" + json.dumps({"content": "ok", "vector": [1e6] + [0.1] * 383}) + "\n"
+                    + json.dumps({"content": "fine"}) + "\n")  # fmt: skip
+    found = list(read_records(path))
+    assert [type(r).__name__ for r in found] == ["Rejected", "ImportRecord"]
+    assert isinstance(found[0], Rejected) and found[0].code == "invalid_vector"

@@ -63,7 +63,7 @@ class Command(BaseCommand):
                 raise CommandError(f"no tenant {slug!r} in region {placed.region}")
             total, rejected, elapsed = self._import(path, tenant_id, options)
         for reject in rejected[:50]:
-            self.stderr.write(f"line {reject.line}: {reject.code}: {reject}")
+            self.stderr.write(f"line {reject.line}: {reject.code}: {reject.message}")
         if len(rejected) > 50:
             self.stderr.write(f"… and {len(rejected) - 50} more rejected")
         outcomes = ", ".join(f"{n} {o}" for o, n in sorted(total.outcomes.items()))

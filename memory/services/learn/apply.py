@@ -66,9 +66,11 @@ def _apply(
         return Applied.SCOPE_MOVED
     now = timezone.now()
     for lesson in plan.new.values():
+        # An imported lesson keeps its own creation time; it became active
+        # here and now (decay, merging and eviction count from activation).
         lesson.created_at = plan.created_at.get(lesson.id, now)
         if lesson.status == LessonStatus.ACTIVE:
-            lesson.activated_at = lesson.created_at
+            lesson.activated_at = now
         if lesson.reinforcement_count:
             lesson.last_useful_at = now
     Lesson.objects.bulk_create(list(plan.new.values()))

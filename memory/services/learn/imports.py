@@ -14,6 +14,9 @@ between batches.
 
 from __future__ import annotations
 
+import copy
+import logging
+import sys
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -25,7 +28,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
 
-from accounts.models import Agent
+from accounts.models import Agent, Role
 from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
 from config.db.advisory import advisory_lock, advisory_unlock
@@ -33,7 +36,7 @@ from config.telemetry import span
 from memory.embeddings import EmbeddingProvider
 from memory.importing import ImportRecord
 from memory.judge import Judge
-from memory.models import LearnRequest
+from memory.models import LearnRequest, RequestStatus
 from memory.services.learn.plan import BatchProgress, Item
 from memory.services.learn.request import learn_request_enqueue
 from memory.services.learn.worker import (
@@ -45,6 +48,8 @@ from memory.services.learn.worker import (
 )
 from provenance.models import SourceType
 from provenance.services import RootedBelief, beliefs_record_rooted
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -106,24 +111,69 @@ def lessons_import_batch(
     with _single_flight(tenant_id), span("learn.import", size=len(fresh)):
         requests = _requests_write(tenant_id, fresh, agents, default_author, source)
         items = [
-            Item(request=q, vector=v, author=agents[r.author or default_author], screening=s,
-                 created_at=r.created_at)
+            Item(request=q, vector=v, author=_as_writer(agents[r.author or default_author]),
+                 screening=s, created_at=r.created_at)
             for q, r, v, s in zip(requests, fresh, vectors, screenings, strict=True)
         ]  # fmt: skip
-        counts.applied = learn_batch_apply(
-            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
-            trusted=trusted,
-        )  # fmt: skip
+        counts.applied = _apply(tenant_id, items, judge, trusted)
     with tenant_context(tenant_id):
         counts.outcomes.update(
-            dict(
-                LearnRequest.objects.filter(id__in=[q.id for q in requests])
+            {
+                outcome or "failed": n
+                for outcome, n in LearnRequest.objects.filter(id__in=[q.id for q in requests])
                 .values_list("outcome")
                 .annotate(n=Count("id"))
                 .values_list("outcome", "n")
-            )
+            }
         )
     return counts
+
+
+def _as_writer(agent: Agent) -> Agent:
+    """The author as the plan sees it: a file names its authors, so a name
+    that is a curator's never carries a curator's authority (overturning
+    another agent's lesson) into an import."""
+    if agent.role == Role.WRITER:
+        return agent
+    writer = copy.copy(agent)
+    writer.role = Role.WRITER
+    return writer
+
+
+def _apply(tenant_id: uuid.UUID, items: list[Item], judge: Judge | None, trusted: bool) -> int:
+    """The batch in one apply; if it fails, each record alone, and one that
+    fails alone is marked failed with its error — never left pending, where
+    a worker would later judge it without the import's vector and time."""
+    try:
+        return learn_batch_apply(
+            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
+            trusted=trusted,
+        )  # fmt: skip
+    except Exception:
+        if len(items) == 1:
+            _give_up(tenant_id, items[0], sys.exc_info()[1])
+            return 0
+        log.exception("an import batch of %d failed; applying its records one by one", len(items))
+    applied = 0
+    for item in items:
+        try:
+            applied += learn_batch_apply(
+                tenant_id=tenant_id, items=[item], judge=judge, progress=BatchProgress(),
+                trusted=trusted,
+            )  # fmt: skip
+        except Exception as exc:
+            _give_up(tenant_id, item, exc)
+    return applied
+
+
+def _give_up(tenant_id: uuid.UUID, item: Item, exc: BaseException | None) -> None:
+    log.error("import: learn request %s failed: %s", item.request.id, exc)
+    with tenant_context(tenant_id):
+        LearnRequest.objects.filter(id=item.request.id, status=RequestStatus.PENDING).update(
+            status=RequestStatus.FAILED,
+            lease_until=None,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+        )
 
 
 def _authors(tenant_id: uuid.UUID, names: set[str]) -> dict[str, Agent]:

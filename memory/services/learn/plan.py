@@ -60,7 +60,7 @@ class Item:
     vector: Vector | None
     author: Agent
     screening: Screening | None = None  # screened by the worker (rules, then the vector)
-    created_at: datetime | None = None  # an imported lesson's own time (else the apply's)
+    created_at: datetime | None = None  # an imported lesson's own creation time
 
 
 @dataclass
@@ -329,8 +329,6 @@ def _decide(
             plan.judged_at_insert.add(lesson.id)
         if item.created_at is not None:
             plan.created_at[lesson.id] = item.created_at
-            if ttl:
-                lesson.expires_at = item.created_at + timedelta(seconds=ttl)
         plan.new[lesson.id] = lesson
         plan.new_units[lesson.id] = _unit(_vector(item))
         return lesson.id
