@@ -51,7 +51,7 @@ _FIELDS = {"id", "content", "situation", "kind", "author", "confidence", "vector
 
 @dataclass(frozen=True)
 class ImportRecord:
-    key: str  # the learn request's idempotency key
+    key: str  # the learn request's idempotency key (a converter's: the id within its source)
     content: str
     situation: str
     kind: str
@@ -93,7 +93,7 @@ def read_records(path: Path, fmt: str = "tributary") -> Iterator[ImportRecord | 
             record = convert(raw, line)
             # Ids are the source system's: the same id in another format is
             # another record.
-            yield replace(record, key=f"{KEY_PREFIX}{fmt}:{record.key[len(KEY_PREFIX) :]}")
+            yield replace(record, key=f"{KEY_PREFIX}{fmt}:{record.key}")
         except _Bad as exc:
             yield Rejected(line, exc.code, str(exc))
 
@@ -275,12 +275,12 @@ def _text(name: str, value: Any, limit: int, *, required: bool = False) -> str:
 
 
 def _key(own: str, kind: str, content: str, situation: str) -> str:
-    """The idempotency key: the record's own id (hashed when long), else a
-    hash of what the lesson says."""
+    """The record's identity within its source: its own id (hashed when
+    long), else a hash of what the lesson says."""
     if own and len(own) <= 150:
-        return f"{KEY_PREFIX}{own}"
+        return own
     basis = own or json.dumps([kind, content, situation], ensure_ascii=False)
-    return f"{KEY_PREFIX}sha256:{hashlib.sha256(basis.encode()).hexdigest()}"
+    return f"sha256:{hashlib.sha256(basis.encode()).hexdigest()}"
 
 
 def _vector(value: Any) -> list[float] | None:

@@ -7,20 +7,16 @@ document it came from. Each record's idempotency key makes a second import
 of the same file write nothing.
 
 While a batch is applied the import holds the tenant's single-flight lock
-(what a learn worker holds), so its batches and the workers' never judge
-against each other's half-seen writes; live learns of the tenant go on
-between batches.
+(``tenant_flight``, what a learn worker holds), so its batches and the
+workers' never judge against each other's half-seen writes; live learns of
+the tenant go on between batches.
 """
 
 from __future__ import annotations
 
 import copy
-import logging
-import sys
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -28,28 +24,23 @@ from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
 
-from accounts.models import Agent, Role
+from accounts.models import Agent, Role, Tenant
 from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
-from config.db.advisory import advisory_lock, advisory_unlock
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider
 from memory.importing import ImportRecord
 from memory.judge import Judge
-from memory.models import LearnRequest, RequestStatus
+from memory.models import LearnRequest
 from memory.services.learn.plan import BatchProgress, Item
-from memory.services.learn.request import learn_request_enqueue
 from memory.services.learn.worker import (
-    _flight_key,
-    _pending,
-    learn_batch_apply,
+    learn_batch_apply_or_each,
     screen_and_embed,
+    tenant_flight,
     tenant_judge,
 )
 from provenance.models import SourceType
 from provenance.services import RootedBelief, beliefs_record_rooted
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -108,14 +99,19 @@ def lessons_import_batch(
     counts.embedded = sum(
         1 for r, v in zip(fresh, vectors, strict=True) if r.vector is None and v is not None
     )
-    with _single_flight(tenant_id), span("learn.import", size=len(fresh)):
+    with tenant_flight(tenant_id), span("learn.import", size=len(fresh)):
         requests = _requests_write(tenant_id, fresh, agents, default_author, source)
         items = [
             Item(request=q, vector=v, author=_as_writer(agents[r.author or default_author]),
                  screening=s, created_at=r.created_at)
             for q, r, v, s in zip(requests, fresh, vectors, screenings, strict=True)
         ]  # fmt: skip
-        counts.applied = _apply(tenant_id, items, judge, trusted)
+        # A request that fails is marked failed at once, never left pending
+        # for a worker to judge later without the import's vector and time.
+        counts.applied = learn_batch_apply_or_each(
+            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
+            trusted=trusted, give_up=True,
+        )  # fmt: skip
     with tenant_context(tenant_id):
         counts.outcomes.update(
             {
@@ -140,46 +136,8 @@ def _as_writer(agent: Agent) -> Agent:
     return writer
 
 
-def _apply(tenant_id: uuid.UUID, items: list[Item], judge: Judge | None, trusted: bool) -> int:
-    """The batch in one apply; if it fails, each record alone, and one that
-    fails alone is marked failed with its error — never left pending, where
-    a worker would later judge it without the import's vector and time."""
-    try:
-        return learn_batch_apply(
-            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
-            trusted=trusted,
-        )  # fmt: skip
-    except Exception:
-        if len(items) == 1:
-            _give_up(tenant_id, items[0], sys.exc_info()[1])
-            return 0
-        log.exception("an import batch of %d failed; applying its records one by one", len(items))
-    applied = 0
-    for item in items:
-        try:
-            applied += learn_batch_apply(
-                tenant_id=tenant_id, items=[item], judge=judge, progress=BatchProgress(),
-                trusted=trusted,
-            )  # fmt: skip
-        except Exception as exc:
-            _give_up(tenant_id, item, exc)
-    return applied
-
-
-def _give_up(tenant_id: uuid.UUID, item: Item, exc: BaseException | None) -> None:
-    log.error("import: learn request %s failed: %s", item.request.id, exc)
-    with tenant_context(tenant_id):
-        LearnRequest.objects.filter(id=item.request.id, status=RequestStatus.PENDING).update(
-            status=RequestStatus.FAILED,
-            lease_until=None,
-            error=f"{type(exc).__name__}: {exc}"[:2000],
-        )
-
-
 def _authors(tenant_id: uuid.UUID, names: set[str]) -> dict[str, Agent]:
     """The records' authors by name, created (as writers) where missing."""
-    from accounts.models import Tenant
-
     agents = {a.name: a for a in Agent.objects.filter(tenant_id=tenant_id, name__in=names)}
     missing = names - set(agents)
     if missing:
@@ -222,23 +180,3 @@ def _requests_write(
             for r, belief in zip(records, beliefs, strict=True)
         ]  # fmt: skip
         return LearnRequest.objects.bulk_create(requests)
-
-
-@contextmanager
-def _single_flight(tenant_id: uuid.UUID) -> Iterator[None]:
-    """Hold the tenant's learn lock (waiting for a worker that holds it);
-    afterwards hand the workers what arrived meanwhile — a learn whose task
-    found the lock taken left its request to the holder."""
-    if not settings.TRIBUTARY_LEARN_SINGLE_FLIGHT:
-        yield
-        return
-    key = _flight_key(tenant_id)
-    advisory_lock(key)
-    try:
-        yield
-    finally:
-        advisory_unlock(key)
-    with tenant_context(tenant_id):
-        waiting = _pending(tenant_id).order_by("created_at").values_list("id", flat=True).first()
-    if waiting is not None:
-        learn_request_enqueue(waiting, tenant_id, coalesce=False)

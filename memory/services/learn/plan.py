@@ -149,10 +149,8 @@ def plan_batch(
         scopes = {
             kind: Scope.objects.get_or_create(tenant_id=tenant_id, kind=kind)[0] for kind in kinds
         }
-        found: dict[uuid.UUID, list[tuple[Candidate, uuid.UUID]]] = {
-            i.request.id: [] for i in judged
-        }
-        for kind in [] if trusted else kinds:
+        found: dict[uuid.UUID, list[tuple[Candidate, uuid.UUID]]] = {}
+        for kind in () if trusted else kinds:  # a trusted batch reads no candidate
             of_kind = [i for i in judged if i.request.kind == kind]
             many = lesson_candidates_many(
                 tenant_id=tenant_id, kind=kind, vectors=[_vector(i) for i in of_kind],
@@ -177,7 +175,7 @@ def plan_batch(
             _quarantine(plan, item, screening)
             continue
         calls: list[ModelCallRecord] = []
-        candidates = [] if trusted else _batch_candidates(plan, item, found[item.request.id])
+        candidates: list[Candidate] = []  # a verdict of novel needs none
         if trusted:
             verdict = Verdict(
                 relation=Relation.NOVEL, target_id=None, confidence=1.0, judge=TRUSTED,
@@ -191,6 +189,7 @@ def plan_batch(
         elif judge is None:
             raise ValueError("a batch that is not trusted needs a judge")
         else:
+            candidates = _batch_candidates(plan, item, found[item.request.id])
             verdict, calls = _classify(judge, item, candidates)
         offered = {c.id for c in candidates}
         target = verdict.target_id if verdict.target_id in offered else None

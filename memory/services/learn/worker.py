@@ -8,6 +8,7 @@ import contextlib
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass, replace
@@ -20,7 +21,7 @@ from django.utils import timezone
 
 from accounts.models import Agent, Tenant
 from accounts.tenancy import tenant_context
-from config.db.advisory import advisory_try_lock, advisory_unlock
+from config.db.advisory import advisory_lock, advisory_try_lock, advisory_unlock
 from config.metrics import LEARN_OUTCOMES, QUARANTINES, TXN_REVALIDATIONS
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
@@ -138,6 +139,28 @@ def learn_pending_drain(
         applied += learn_request_process(
             tenant_id=tenant_id, request_id=pending, judge=judge, provider=provider
         )
+
+
+@contextlib.contextmanager
+def tenant_flight(tenant_id: uuid.UUID) -> Iterator[None]:
+    """Hold the tenant's single-flight lock as a worker does, waiting for a
+    worker that holds it (for work that must not judge against another's
+    half-seen writes: a bulk import's batch). Afterwards hand the workers
+    what arrived meanwhile — a learn whose task found the lock taken left
+    its request to the holder. Precondition: outside any transaction."""
+    if not settings.TRIBUTARY_LEARN_SINGLE_FLIGHT:
+        yield
+        return
+    key = _flight_key(tenant_id)
+    advisory_lock(key)
+    try:
+        yield
+    finally:
+        advisory_unlock(key)
+    with tenant_context(tenant_id):
+        waiting = _pending(tenant_id).order_by("created_at").values_list("id", flat=True).first()
+    if waiting is not None:
+        learn_request_enqueue(waiting, tenant_id, coalesce=False)
 
 
 def _flight_key(tenant_id: uuid.UUID) -> int:
@@ -322,27 +345,44 @@ def _apply_batch(tenant_id: uuid.UUID, prepared: _Prepared, judge: Judge | None)
         )
         for r in claimed
     ]
+    with span("learn.batch", size=len(items)):
+        return learn_batch_apply_or_each(tenant_id=tenant_id, items=items, judge=judge,
+                                         progress=progress)  # fmt: skip
+
+
+def learn_batch_apply_or_each(
+    *,
+    tenant_id: uuid.UUID,
+    items: list[Item],
+    judge: Judge | None,
+    progress: BatchProgress,
+    trusted: bool = False,
+    give_up: bool = False,
+) -> int:
+    """``learn_batch_apply``; if the batch fails, each request alone — one
+    bad request must not hold the others back. One that fails alone is
+    released to be tried again, and marked failed after MAX_CLAIMS tries
+    (at once with ``give_up``: a bulk import's request, which no later try
+    could apply with the import's vector and time). Returns how many were
+    applied."""
     try:
-        with span("learn.batch", size=len(items)):
-            return learn_batch_apply(
-                tenant_id=tenant_id, items=items, judge=judge, progress=progress
-            )
+        return learn_batch_apply(
+            tenant_id=tenant_id, items=items, judge=judge, progress=progress, trusted=trusted
+        )
     except Exception as exc:
         if len(items) == 1:
-            _failed(tenant_id, items[0].request, exc)
+            _failed(tenant_id, items[0].request, exc, give_up=give_up)
             return 0
         log.exception("a learn batch of %d failed; applying its requests one by one", len(items))
-    # One bad request must not hold the others back: each alone; one that
-    # keeps failing is given up after MAX_CLAIMS tries.
     applied = 0
     for item in items:
         try:
             applied += learn_batch_apply(
                 tenant_id=tenant_id, items=[item], judge=judge,
-                progress=BatchProgress(embed_ms=progress.embed_ms),
+                progress=BatchProgress(embed_ms=progress.embed_ms), trusted=trusted,
             )  # fmt: skip
         except Exception as exc:
-            _failed(tenant_id, item.request, exc)
+            _failed(tenant_id, item.request, exc, give_up=give_up)
     return applied
 
 
@@ -356,13 +396,16 @@ def tenant_judge(tenant_id: uuid.UUID) -> Judge:
 MAX_CLAIMS = 3  # a request whose processing failed this often is given up
 
 
-def _failed(tenant_id: uuid.UUID, request: LearnRequest, exc: Exception) -> None:
+def _failed(
+    tenant_id: uuid.UUID, request: LearnRequest, exc: Exception, *, give_up: bool = False
+) -> None:
     """Release a request whose processing raised, to be tried again; after
-    MAX_CLAIMS tries mark it failed, with the error (nothing was applied)."""
+    MAX_CLAIMS tries (or at once with ``give_up``) mark it failed, with the
+    error (nothing was applied)."""
     log.exception("learn request %s failed (claim %d)", request.id, request.claims, exc_info=exc)
     with tenant_context(tenant_id):
         pending = LearnRequest.objects.filter(id=request.id, status=RequestStatus.PENDING)
-        if request.claims >= MAX_CLAIMS:
+        if give_up or request.claims >= MAX_CLAIMS:
             pending.update(
                 status=RequestStatus.FAILED, lease_until=None,
                 error=f"{type(exc).__name__}: {exc}"[:2000],
