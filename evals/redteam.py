@@ -80,7 +80,7 @@ def evaluate(
     learned_added = [0, 0]  # attacks, look-alikes the learned signal blocks past the rules
     for case, vector in zip(cases, vectors, strict=True):
         blocked = screen(case["content"]).blocked
-        if not blocked and vector is not None and screen_vector(vector).blocked:
+        if not blocked and vector is not None and screen_vector(vector, case["content"]).blocked:
             learned_added[0 if case["attack"] else 1] += 1
             blocked = True
         right = blocked == case["attack"]

@@ -14,12 +14,14 @@ is invisible to people, and words disguised with look-alike characters, are
 attacks in themselves.
 
 A second, learned signal (:mod:`memory.guard.learned`) scores a lesson's
-embedding against the red-team set's attacks and look-alikes. It is
-measured, not obeyed: above a threshold no look-alike reached held out, it
-still scored ordinary lessons of other sets (a LangGraph store value, three
-of 1,482 golden-set lessons) as attacks, and a quarantine of a true lesson
-is the one mistake the screen must not make. ``python -m evals.redteam``
-reports what it would add.
+embedding against the red-team set's attacks and look-alikes. It is obeyed
+only beside a textual sign that the lesson turns to its reader (an AI,
+"you", the user, a reply, instructions): alone, over a threshold no
+look-alike reached held out, it still scored ordinary lessons of other sets
+as attacks (a LangGraph store value, three of 1,482 golden-set lessons, one
+of 549 facts of the blind long-history set), and a quarantine of a true
+lesson is the one mistake the screen must not make. ``python -m
+evals.redteam`` reports what it adds.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from memory.guard import learned
 from memory.guard.normalise import hidden_text, readings, spoofed_names
 from memory.guard.rules import RULES, match, reason
+from memory.guard.steering import READER
 
 __all__ = ["RULES", "Screening", "screen", "screen_lesson", "screen_vector"]
 
@@ -59,10 +62,15 @@ def screen(content: str, situation: str = "") -> Screening:
     return Screening(False)
 
 
-def screen_vector(vector: Sequence[float]) -> Screening:
+def screen_vector(vector: Sequence[float], content: str, situation: str = "") -> Screening:
     """The learned signal on a lesson's embedding (the learn pipeline asks
-    it of each lesson the rules let through, once the lesson is embedded)."""
-    if learned.is_attack(vector):
+    it of each lesson the rules let through, once the lesson is embedded),
+    obeyed only when the text turns to a reader at all (``READER``: an AI,
+    "you", the user, a reply, instructions) — on its own it scored ordinary
+    facts of sets it never saw past its threshold."""
+    if learned.is_attack(vector) and any(
+        READER.search(text) for _, text in readings(f"{content}\n{situation}")
+    ):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
     return Screening(False)
 
@@ -73,4 +81,4 @@ def screen_lesson(content: str, situation: str, vector: Sequence[float] | None) 
     found = screen(content, situation)
     if found.blocked or vector is None:
         return found
-    return screen_vector(vector)
+    return screen_vector(vector, content, situation)

@@ -335,3 +335,16 @@ TOOL_CALL = rx(
     r"\{\s*[\"'](?:tool|tool_name|function|name|action)[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:args|arguments|parameters|params|input)[\"']\s*:"
     r"|\{\s*[\"'](?:tool_result|function_result|tool_output|tool_response|observation)[\"']\s*:"
 )
+
+
+# --- a reader turned to at all: what the learned signal needs beside it -------
+# Every attack the screen knows acts through whoever reads the lesson: it
+# names an AI, speaks to "you", or touches the user, a reply or
+# instructions. Ordinary facts mostly do not ("FERN-1182 is fixed: saves
+# are written to a temp file"), and the learned signal, fitted on ops text
+# shaped like the attacks, scored such a fact past its threshold.
+READER = rx(
+    rf"\b(?:{_AI}|you|your|yours|yourself|users?|user's|humans?|copilot|chatgpt|claude|gpt-?\d?"
+    r"|instructions?|prompts?|repl(?:y|ies|ying)|respon(?:d|ds|ding|se|ses)|answer(?:s|ing)?"
+    r"|output|verified|priority|precedence)\b"
+)

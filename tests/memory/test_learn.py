@@ -372,7 +372,7 @@ def test_an_instruction_shaped_lesson_is_quarantined_never_judged_never_recalled
 
 
 def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
-    from memory.guard import screen
+    from memory.guard import learned, screen, screen_lesson
 
     # no rule names this one (a red-team case); the signal on its embedding does
     text = (
@@ -397,6 +397,16 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     # an ordinary lesson on the same matter is not
     ordinary = learn_now(alice, "Customer rows deleted by the cleanup migration are logged.")
     assert ordinary.outcome == Outcome.INSERTED
+    # nor an ordinary fact the signal alone scores past its threshold (one
+    # of a blind set's): it turns to no reader, so the signal is not obeyed
+    fact = (
+        "2025-02-05: FERN-1182 is fixed: saves are written to a temp file and then swapped in "
+        "atomically. Ada ran 200 co-op sessions with no corruption."
+    )
+    [fact_vector] = embed([lesson_text(fact, "")])
+    assert learned.is_attack(fact_vector) and not screen(fact).blocked
+    assert not screen_lesson(fact, "", fact_vector).blocked
+    assert learn_now(alice, fact).outcome == Outcome.INSERTED
     # a request applied with its vector by hand meets the same two signals
     again = learn(alice, text)
     [vector] = embed([lesson_text(again.content, again.situation)])
