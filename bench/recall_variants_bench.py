@@ -6,19 +6,19 @@ the cost of the whole hybrid recall, by tenant size (issue 21).
 
 The same corpus as ``recall_bench.py`` (skewed tenant sizes, the service's
 own HNSW indexes for the large tenants). For each query the whole hybrid
-recall (vector + word reorder + full text + fusion + provenance; its query
-embedding cached, so server-side time without the model) runs once per
-variant, back to back, the order rotating from query to query:
+recall (vector + full text + fusion + provenance; its query embedding
+cached, so server-side time without the model) runs once per variant, back
+to back, the order rotating from query to query:
 
 * ``served``: as the service runs it;
-* ``no word reorder``: the vector leg's pool left in cosine order (what
-  recall did before :mod:`memory.lexical`);
 * ``every-word leg``: the full-text leg reading every word of the query
-  instead of its identifiers (tried for issue 21, not adopted).
+  instead of its identifiers (tried for issue 21 and not adopted: see
+  docs/benchmarks.md).
 
-Queries are corpus sentences, so every word of them is in some tenant's
-lessons — the full-text leg's worst case. Prints p50 / p95 per band and
-each variant's p50 over ``no word reorder``'s.
+(At fcc4ca2 it also measured the vector pool reordered by shared words,
+``memory.lexical``, since taken out.) Queries are corpus sentences, so
+every word of them is in some tenant's lessons — the full-text leg's worst
+case. Prints p50 / p95 per band and each variant's p50 over ``served``'s.
 """
 
 from __future__ import annotations
@@ -66,14 +66,10 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
         f"loaded {sum(sizes)} lessons in {len(sizes)} tenants in {loaded:.0f} s; "
         f"{len(report.built)} tenant HNSW index(es)"
     )
-    served = (selectors.identifier_terms, selectors._pool_in_word_order)
-    variants = {
-        "served": served,
-        "no word reorder": (served[0], lambda query, near: near),
-        "every-word leg": (every_word, served[1]),
-    }
+    served = selectors.identifier_terms
+    variants = {"served": served, "every-word leg": every_word}
     columns = "  ".join(f"{name + ' p50/p95 ms':<27}" for name in variants)
-    print(f"\n{'tenant lessons':<16} {'tenants':>7}  {columns}  p50 / no word reorder's")
+    print(f"\n{'tenant lessons':<16} {'tenants':>7}  {columns}  p50 / served's")
     for low, high in BANDS:
         band = [t for t in corpus.tenants if low <= t.size < high]
         if not band:
@@ -85,14 +81,14 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
             query = rng.choice(tenant.contents).rsplit(" (note", 1)[0]
             _cached_query(query)
             for name in names[n % len(names) :] + names[: n % len(names)]:
-                selectors.identifier_terms, selectors._pool_in_word_order = variants[name]
+                selectors.identifier_terms = variants[name]
                 try:
                     with tenant_context(tenant.id):
                         started = time.perf_counter()
                         selectors.lesson_recall(tenant_id=tenant.id, query=query, k=10)
                         timings[name].append((time.perf_counter() - started) * 1000)
                 finally:
-                    selectors.identifier_terms, selectors._pool_in_word_order = served
+                    selectors.identifier_terms = served
         p50 = {name: percentile(values, 50) for name, values in timings.items()}
         label = f"{low:,}–{high - 1:,}" if high < 10**9 else f"{low:,}+"
         print(
@@ -102,7 +98,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
                 for name in variants
             )
             + "  "
-            + " / ".join(f"{p50[name] / p50['no word reorder']:.2f}" for name in variants)
+            + " / ".join(f"{p50[name] / p50['served']:.2f}" for name in variants)
         )
 
 

@@ -36,14 +36,12 @@ from config.telemetry import span
 from memory import hnsw
 from memory.embeddings import Vector, embed_query
 from memory.judge import Candidate
-from memory.lexical import pool_scores
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from memory.temporal import asks_about_the_past
 from provenance.selectors import ProvenanceSummary, provenance_summaries
 from regions.routing import current_alias
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
-LEXICAL_WEIGHT = 0.1  # the pool's word overlap beside cosine similarity, ordering the vector leg
 TEXT_WEIGHT = 1.0  # the full-text leg's weight in the fusion (the vector leg's is 1)
 TERM_DF_CAP = 200  # a query term in this many lessons or more is "common"
 TERM_SCAN_CAP = 2 * TERM_DF_CAP  # … and one in this many of all the tenant's lessons is not read
@@ -479,8 +477,6 @@ def _recall(
             tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
             situation_prefix=situation_prefix, history=history,
         )  # fmt: skip
-    with span("recall.lexical"):
-        near = _pool_in_word_order(query, near)
     with span("recall.fulltext"):
         texts = _text_matches(
             tenant_id, kinds, query, pool, as_of, situation_prefix, history=history
@@ -502,26 +498,6 @@ def _recall(
         return _recall_provenance(
             ordered, k, scores, distances, min_independent_sources, corroborated_only
         )
-
-
-_POOL_TEXTS_SQL = "SELECT id, content, situation FROM memory_lesson WHERE id = ANY(%(ids)s)"
-
-
-def _pool_in_word_order(
-    query: str, near: list[tuple[uuid.UUID, float]]
-) -> list[tuple[uuid.UUID, float]]:
-    """The vector leg's pool in the order of cosine similarity plus
-    ``LEXICAL_WEIGHT`` times the words each shares with the query, weighed
-    within the pool (:mod:`memory.lexical`); the distances stay as found.
-    Only the pool's texts are read here (one prepared statement): loading
-    whole rows for 40 lessons cost more than the reorder itself."""
-    if len(near) < 2:
-        return near
-    rows = fetch_prepared(_POOL_TEXTS_SQL, {"ids": [lesson_id for lesson_id, _ in near]})
-    texts = {lesson_id: f"{content} {situation}" for lesson_id, content, situation in rows}
-    overlap = pool_scores(query, [texts.get(lesson_id, "") for lesson_id, _ in near])
-    order = sorted(range(len(near)), key=lambda i: (near[i][1] - LEXICAL_WEIGHT * overlap[i], i))
-    return [near[i] for i in order]
 
 
 def _recall_provenance(

@@ -81,29 +81,6 @@ def _recall(caller: Caller, query: str, **kwargs: object) -> list[str]:
     return [hit.lesson.content for hit in hits]
 
 
-def test_the_vector_pool_is_reordered_by_the_words_it_shares_with_the_question():
-    alice = make_caller("acme", "alice")
-    facts = [
-        "Maya said her sister visited and they went to a ceramics fair.",
-        "Maya said she started a pottery class and loves working with clay.",
-        "Maya said she goes to a wheel-throwing studio on Thursday evenings.",
-    ]
-    ids = _seed(alice, facts)
-    tied = [(lesson_id, 0.4) for lesson_id in ids]  # equally near by cosine
-    with tenant_context(alice.agent.tenant_id):
-        reordered = selectors._pool_in_word_order("Where is Maya on Thursday evenings?", tied)
-        assert reordered[0] == (ids[2], 0.4)  # the distances stay as found
-        assert sorted(reordered) == sorted(tied)
-        # a nearer lesson that shares no word keeps its place ahead of a
-        # farther one that does: the words weigh a tenth of the similarity
-        apart = [(ids[0], 0.30), (ids[2], 0.45)]
-        assert selectors._pool_in_word_order("Thursday evenings?", apart) == apart
-        hits = lesson_recall(
-            tenant_id=alice.agent.tenant_id, query="What does Maya do on Thursday evenings?", k=3
-        )
-    assert hits[0].lesson.id == ids[2]
-
-
 def test_recall_finds_a_lesson_from_a_paraphrase():
     alice = make_caller("acme", "alice")
     _seed(alice, CORPUS)
