@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from accounts.principal import AgentPrincipal
 
 LONGMEM_PATH = Path(__file__).resolve().parent / "longmem.json"
+# Four pairs of friends talking over months (written blind on 2026-12-02,
+# scored once; training data since): what is scored beside the gate's set.
+CONVERSATIONS_PATH = Path(__file__).resolve().parent / "longmem_conv.json"
 K = 10
 KINDS = ("single", "multi-hop", "temporal", "adversarial")
 
@@ -178,17 +181,60 @@ def format_report(report: LongMemReport) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def text_weight_sweep(
+    weights: list[float], judge: Any = None, data: dict[str, Any] | None = None
+) -> list[str]:
+    """The fusion's full-text weight (``memory.selectors.TEXT_WEIGHT``) tried
+    at each of ``weights`` on this set and the retrieval golden set: how the
+    weight is chosen (a line per weight)."""
+    from evals import retrieval
+    from memory import selectors
+
+    chosen = selectors.TEXT_WEIGHT
+    lines = [
+        f"text weight   retrieval hit@5 / MRR   long histories evidence recall@10"
+        f" (in use: {chosen:g})"
+    ]
+    try:
+        for weight in weights:
+            selectors.TEXT_WEIGHT = weight
+            recall = retrieval.run().metrics()
+            histories = evaluate(data, judge=judge).recall
+            kinds = " ".join(f"{k} {histories.evidence_recall((k,)):.3f}" for k in ANSWERABLE)
+            lines.append(
+                f"  {weight:<11g} {recall['hit_at_5']:.3f} / {recall['mrr']:.3f}"
+                f"           {histories.evidence_recall(ANSWERABLE):.3f} ({kinds})"
+            )
+    finally:
+        selectors.TEXT_WEIGHT = chosen
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
     import os
 
     import django
 
+    parser = argparse.ArgumentParser(prog="python -m evals.longmem")
+    parser.add_argument(
+        "--text-weights", help="comma-separated full-text weights to sweep (e.g. 0,0.5,1,2)"
+    )
+    parser.add_argument(
+        "--set", type=Path, default=LONGMEM_PATH,
+        help=f"the histories (default {LONGMEM_PATH.name}; also {CONVERSATIONS_PATH.name})",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from config.embedded import ensure_services
 
     ensure_services()
-    print(format_report(evaluate()))
+    if args.text_weights:
+        weights = [float(w) for w in args.text_weights.split(",")]
+        print("\n".join(text_weight_sweep(weights, data=load(args.set))))
+    else:
+        print(format_report(evaluate(load(args.set))))
     return 0
 
 

@@ -69,14 +69,18 @@ def test_the_sets_are_as_large_as_promised():
         "judge-override", "reader-instruction", "exfiltration", "remote-code", "role-markup",
         "encoded-payload", "security-weakening", "concealment",
     }  # fmt: skip
-    histories = longmem.load()
-    facts = {f["id"]: h["id"] for h in histories["histories"] for f in h["facts"]}
-    assert len(histories["histories"]) == 4 and len(facts) >= 520
-    kinds = {q["kind"] for q in histories["questions"]}
-    assert kinds == {"single", "multi-hop", "temporal", "adversarial"}
-    for q in histories["questions"]:
-        assert all(facts[e] == q["history"] for e in q["evidence"])
-        assert (q["kind"] == "adversarial") == (not q["evidence"])
+    for path, count, least in (
+        (longmem.LONGMEM_PATH, 4, 520),
+        (longmem.CONVERSATIONS_PATH, 7, 1500),
+    ):
+        histories = longmem.load(path)
+        facts = {f["id"]: h["id"] for h in histories["histories"] for f in h["facts"]}
+        assert len(histories["histories"]) == count and len(facts) >= least
+        kinds = {q["kind"] for q in histories["questions"]}
+        assert kinds == {"single", "multi-hop", "temporal", "adversarial"}
+        for q in histories["questions"]:
+            assert all(facts[e] == q["history"] for e in q["evidence"])
+            assert (q["kind"] == "adversarial") == (not q["evidence"])
     golden = retrieval.load_golden()
     assert len(golden["lessons"]) >= 100 and len(golden["queries"]) >= 60
     assert {q["type"] for q in golden["queries"]} == {"paraphrase", "exact-token"}
