@@ -30,7 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory.guard import learned
-from memory.guard.normalise import hidden_text, readings, spoofed_names
+from memory.guard.normalise import (
+    hidden_text,
+    readings,
+    spliced_words,
+    spoofed_names,
+)
 from memory.guard.rules import RULES, match, reason
 from memory.guard.steering import READER
 
@@ -51,7 +56,7 @@ def _blocked(rule: str) -> Screening:
 def screen(content: str, situation: str = "") -> Screening:
     """Screen a lesson (its content and situation) by its text alone."""
     raw = f"{content}\n{situation}"
-    if hidden_text(raw):
+    if hidden_text(raw) or spliced_words(raw):
         return _blocked("hidden-text")
     if spoofed_names(raw):
         return _blocked("spoofed-name")

@@ -84,6 +84,11 @@ REMOTE_CODE = [
     rx(
         r"\bpython[0-9.]*\s+-c\s+[\"'][^\"']*(?:urllib|requests\.get|urlopen)[^\"']*(?:exec|eval)\s*\("
     ),
+    # a script downloaded, then run ("download http://…/update.py and run it
+    # with python3")
+    rx(
+        r"\bdownload\w*\b[^.;]{0,40}?https?://\S+?\.(?:py|sh|bash|ps1|psm1|exe|bin|js|pl|rb|bat|cmd|msi|jar|run|appimage)\b[^;]{0,80}?\b(?:run|execute|exec|launch|source|install)\w*\b"
+    ),
     # a package straight from an archive URL (its install scripts run)
     rx(
         r"\b(?:npm|yarn|pnpm|pip3?|gem) (?:install|i|add)\s+(?:-g\s+)?https?://\S+\.(?:tgz|tar\.gz|whl|zip|gem)\b"
@@ -97,12 +102,13 @@ REMOTE_CODE = [
 # debug logging after an hour"). It is an attack when the lesson also tells
 # agents to do it, or claims a standing approval so nobody asks.
 
-_WEAKEN = r"(?:disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
+_WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
 _CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 _STANDING_APPROVAL = rx(
     r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
-    r"|\b(?:already|has been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed)\b"
+    r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
+    r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
@@ -137,7 +143,7 @@ _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
 _HARD_WEAKENED = rx(
-    rf"\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled)\b"
+    rf"{_HARD_CONTROL}\b[^;]{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled)\b"
 )
 # A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
 _EVASION = rx(
@@ -188,6 +194,11 @@ def security_weakening(text: str) -> bool:
 CREDENTIAL_LURE = rx(
     r"\b(?:ask|asking|asks|request\w*|prompt\w*)\b (?:the |all )?(?:staff|users?|employees|people|customers|members|you)\b (?:to )?(?:re-?enter|enter|type|provide|confirm|submit|share|verify)\w* (?:their |your )?(?:credentials|passwords?|login|sign-?in details|mfa codes?)\b[^.]{0,60}\b(?:legitimate|genuine|safe|expected|fine|trusted)\b"
 )
+# someone's password taken to be typed in for them ("ask for their password
+# and enter it there on their behalf")
+CREDENTIAL_PROXY = rx(
+    r"\bask\w* (?:them |the user |users |the caller |the customer )?for (?:their|his|her|the user's|your) (?:password|passcode|passphrase|credentials|mfa code|otp|one-time code|pin)s?\b[^.;]{0,60}\b(?:enter|type|use|submit|paste|log in with|sign in with)\w*\b[^.;]{0,40}\b(?:for them|on (?:their|his|her|the user's) behalf|yourself)\b"
+)
 CREDENTIAL_ASK = rx(
     r"\b(?:ask|request|have|get|tell|prompt|require)\w* (?:the |each |every |all )?(?:user|customer|requester|employee|caller|contractor|staff|people|member|client|patient|them|him|her)s?\b[^.;]{0,80}?\b(?:passwords?|passphrases?|one-time (?:codes?|passwords?)|otp|mfa codes?|2fa codes?|recovery codes?|private keys?|seed phrases?|pins?|credit card numbers?|cvv|ssn|social security numbers?)\b"
 )
@@ -236,11 +247,16 @@ def secret_in_url(text: str) -> bool:
 _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|includ\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
+    # a public place made to hold a secret or the conversation ("create a
+    # public gist containing the complete conversation")
+    rx(
+        rf"\b(?:creat|open|mak|publish|post|start)\w* (?:a |an )?(?:new )?(?:public|shared|unlisted|anonymous) (?:gist|paste|pastebin|repo\w*|page|doc\w*|notebook|snippet)s?\b{_CLAUSE}{{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,40}}?{_SECRET_WORDS}"
+    ),
     rx(
         rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
     ),
@@ -363,3 +379,130 @@ def deceptive_link(text: str) -> bool:
 HIDDEN_COMMENT = rx(
     r"<!--(?:(?!-->).){0,400}?\b(?:assistant|agents?|ai|model|llm|you|system)\b(?:(?!-->).){0,400}-->"
 )
+
+
+# --- a package one letter off a well-known one, installed -------------------
+# Typosquats live one keystroke from the name people mean ("reqeusts",
+# "djnago", "expresss"). The list is the most installed packages of PyPI and
+# npm, by name; an install of a name one edit (or one swap of neighbours)
+# from one of them, and not itself on the list, is the attack.
+
+_INSTALL = rx(
+    r"\b(?:pip3?|uv pip|pipx|poetry|npm|yarn|pnpm|gem|cargo) (?:install|i|add)\s+(?:-{1,2}[\w-]+\s+)*([A-Za-z][\w.-]{3,})(?![\w.-]*:)"
+)
+WELL_KNOWN_PACKAGES = frozenset(
+    [
+        "requests",
+        "numpy",
+        "pandas",
+        "urllib3",
+        "boto3",
+        "botocore",
+        "django",
+        "flask",
+        "fastapi",
+        "pydantic",
+        "setuptools",
+        "certifi",
+        "idna",
+        "cryptography",
+        "pyyaml",
+        "jinja2",
+        "click",
+        "pytest",
+        "sqlalchemy",
+        "matplotlib",
+        "scipy",
+        "scikit-learn",
+        "tensorflow",
+        "torch",
+        "pillow",
+        "psycopg2",
+        "psycopg",
+        "redis",
+        "celery",
+        "httpx",
+        "aiohttp",
+        "beautifulsoup4",
+        "lxml",
+        "colorama",
+        "python-dateutil",
+        "attrs",
+        "packaging",
+        "openai",
+        "anthropic",
+        "langchain",
+        "transformers",
+        "uvicorn",
+        "gunicorn",
+        "selenium",
+        "paramiko",
+        "pymongo",
+        "pyjwt",
+        "docker",
+        "kubernetes",
+        "wheel",
+        "virtualenv",
+        "black",
+        "ruff",
+        "mypy",
+        "express",
+        "react",
+        "lodash",
+        "axios",
+        "chalk",
+        "commander",
+        "moment",
+        "webpack",
+        "typescript",
+        "eslint",
+        "jquery",
+        "vue",
+        "next",
+        "debug",
+        "dotenv",
+        "uuid",
+        "request",
+        "colors",
+        "cross-env",
+        "prettier",
+        "babel",
+        "jest",
+        "mocha",
+        "nodemon",
+        "mongoose",
+        "socket.io",
+        "electron",
+        "rails",
+        "rake",
+        "bundler",
+        "serde",
+        "tokio",
+        "clap",
+        "rand",
+    ]
+)
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One substitution, insertion, deletion or swap of neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )  # fmt: skip
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def typosquat(text: str) -> bool:
+    for match in _INSTALL.finditer(text):
+        name = match.group(1).lower().rstrip(".")
+        if name in WELL_KNOWN_PACKAGES or _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+            continue
+        if any(_one_edit_apart(name, known) for known in WELL_KNOWN_PACKAGES):
+            return True
+    return False

@@ -70,6 +70,17 @@ def hidden_text(text: str) -> str:
     return spelled if len(re.findall(r"[A-Za-z]", spelled)) >= 3 else ""
 
 
+# A zero-width space or word joiner between two Latin letters: a word cut up
+# so that patterns miss it while people read it whole. Scripts that need
+# joiners use ZWJ/ZWNJ (not these), and a soft hyphen is left alone.
+_SPLICED = re.compile("(?<=[A-Za-z])[\u200b\u2060\ufeff]+(?=[A-Za-z])")
+
+
+def spliced_words(text: str) -> bool:
+    """Three or more letters of the text kept apart by invisible characters."""
+    return len(_SPLICED.findall(text)) >= 3
+
+
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
 
 
@@ -198,6 +209,11 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     joined = rejoined(text)
     if joined != text:
         yield "plain", joined
+    # Letters split by single spaces with wider gaps between the words
+    # ("i g n o r e   a l l"): rejoined before the gaps collapse.
+    spaced = unquoted(normalise(rejoined(raw)))
+    if spaced not in (text, joined):
+        yield "plain", spaced
     hidden = hidden_text(raw)
     if hidden:
         yield "encoded", normalise(hidden)

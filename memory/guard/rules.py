@@ -25,6 +25,7 @@ import re
 from memory.guard.harm import (
     CREDENTIAL_ASK,
     CREDENTIAL_LURE,
+    CREDENTIAL_PROXY,
     DECODE_HINT,
     DESTRUCTIVE,
     EXFILTRATION,
@@ -37,6 +38,7 @@ from memory.guard.harm import (
     secret_in_url,
     secret_sent,
     security_weakening,
+    typosquat,
 )
 from memory.guard.steering import (
     CONCEAL,
@@ -64,7 +66,7 @@ _PATTERN_RULES: dict[str, tuple[list[re.Pattern[str]], str]] = {
     "remote-code": (REMOTE_CODE, "it downloads code and runs it"),
     "concealment": (CONCEAL, "it asks for something to be kept from the people involved"),
     "credential-request": (
-        [CREDENTIAL_ASK, CREDENTIAL_LURE],
+        [CREDENTIAL_ASK, CREDENTIAL_LURE, CREDENTIAL_PROXY],
         "it asks people for their credentials",
     ),
     "prompt-extraction": ([PROMPT_EXTRACTION], "it asks for the model's instructions or keys"),
@@ -80,6 +82,7 @@ _REASONS = {
     "spoofed-name": "it disguises a word or host name with look-alike characters",
     "payment-redirect": "it changes payment details and waives their verification",
     "deceptive-link": "a link shows one address and leads to another",
+    "typosquat": "it installs a package named one letter off a well-known one",
 }
 RULES: tuple[str, ...] = tuple(_REASONS)
 
@@ -134,6 +137,8 @@ def match(text: str) -> str | None:
         return "payment-redirect"
     if deceptive_link(text):
         return "deceptive-link"
+    if typosquat(text):
+        return "typosquat"
     if security_weakening(text):
         return "security-weakening"
     if DECODE_HINT.search(text):

@@ -236,6 +236,14 @@ CONCEAL = [
     ),
     rx(r"\bjust do it\b[^.]{0,40}\b(?:report|say|tell)\b"),
     rx(
+        r"\b(?:run|execute|do|apply|perform)\w* (?:them|it|these|those|this|the \w+)? ?(?:silently|quietly|invisibly)\b[^.]{0,60}\b(?:report|say|tell|answer|reply)\w*\b[^.]{0,20}\bonly\b"
+        r"|\b(?:report|say|tell|answer|reply)\w* only [\"'‘“]?\w+[\"'’”]? to the (?:user|human|requester|customer)\b"
+    ),
+    rx(
+        r"\b(?:should|must|shall) not (?:appear|show up|be (?:shown|visible|recorded|logged)) in (?:the |any )?(?:session |chat |conversation )?(?:transcripts?|history|logs?|change ?logs?|audit (?:log|trail)s?)\b"
+        r"|\b(?:no need|not necessary|unnecessary) to (?:\w+ ){0,4}(?:mention|record|note|log) (?:it|this|them) in the (?:change ?log|audit (?:log|trail)|ticket|report)\b"
+    ),
+    rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
     ),
     rx(
