@@ -128,7 +128,7 @@ def explain_term(tenant_id: uuid.UUID, query: str) -> str:
             "cap": float(selectors.TERM_DF_CAP),
             "lexemes": sorted(set(lexemes)),
             "limit": POOL,
-            "scan_cap": selectors.TERM_SCAN_CAP,
+            "scan_cap": 2 * selectors.TERM_DF_CAP,
         },
     )
 

@@ -11,6 +11,9 @@ cached, so server-side time without the model) runs once per variant, back
 to back, the order rotating from query to query:
 
 * ``served``: as the service runs it;
+* ``absolute common cap``: a query term counted common only from
+  ``TERM_DF_CAP`` lessons, whatever the tenant's size (what recall did
+  before ``common_from``);
 * ``every-word leg``: the full-text leg reading every word of the query
   instead of its identifiers (tried for issue 21 and not adopted: see
   docs/benchmarks.md).
@@ -66,8 +69,13 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
         f"loaded {sum(sizes)} lessons in {len(sizes)} tenants in {loaded:.0f} s; "
         f"{len(report.built)} tenant HNSW index(es)"
     )
-    served = selectors.identifier_terms
-    variants = {"served": served, "every-word leg": every_word}
+    # Each variant: the selectors attributes it replaces while it runs.
+    variants: dict[str, dict[str, object]] = {
+        "served": {},
+        "absolute common cap": {"common_from": lambda size: selectors.TERM_DF_CAP},
+        "every-word leg": {"identifier_terms": every_word},
+    }
+    served = {name: getattr(selectors, name) for v in variants.values() for name in v}
     columns = "  ".join(f"{name + ' p50/p95 ms':<27}" for name in variants)
     print(f"\n{'tenant lessons':<16} {'tenants':>7}  {columns}  p50 / served's")
     for low, high in BANDS:
@@ -81,14 +89,16 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
             query = rng.choice(tenant.contents).rsplit(" (note", 1)[0]
             _cached_query(query)
             for name in names[n % len(names) :] + names[: n % len(names)]:
-                selectors.identifier_terms = variants[name]
+                for attribute, value in variants[name].items():
+                    setattr(selectors, attribute, value)
                 try:
                     with tenant_context(tenant.id):
                         started = time.perf_counter()
                         selectors.lesson_recall(tenant_id=tenant.id, query=query, k=10)
                         timings[name].append((time.perf_counter() - started) * 1000)
                 finally:
-                    selectors.identifier_terms = served
+                    for attribute, value in served.items():
+                        setattr(selectors, attribute, value)
         p50 = {name: percentile(values, 50) for name, values in timings.items()}
         label = f"{low:,}–{high - 1:,}" if high < 10**9 else f"{low:,}+"
         print(

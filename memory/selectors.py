@@ -15,6 +15,7 @@ travel is always exact (the HNSW indexes hold only active lessons).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import uuid
@@ -44,7 +45,15 @@ from regions.routing import current_alias
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
 TEXT_WEIGHT = 1.0  # the full-text leg's weight in the fusion (the vector leg's is 1)
 TERM_DF_CAP = 200  # a query term in this many lessons or more is "common"
-TERM_SCAN_CAP = 2 * TERM_DF_CAP  # … and one in this many of all the tenant's lessons is not read
+TERM_DF_SHARE = 0.1  # … or in this share of the tenant's lessons (a smaller tenant)
+TERM_DF_MIN = 8  # … but never fewer than this many
+
+
+def common_from(size: int) -> int:
+    """How many of a tenant's ``size`` lessons make a term common: a year
+    in nearly every dated fact of a 200-fact tenant is as common as a stop
+    word, though it is in fewer than ``TERM_DF_CAP`` lessons."""
+    return min(TERM_DF_CAP, max(TERM_DF_MIN, math.ceil(TERM_DF_SHARE * size)))
 
 
 def _vector_literal(vector: Vector) -> str:
@@ -329,11 +338,14 @@ def _text_matches(
     prefix: str | None = None,
     *,
     history: bool = False,
+    size: int | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """Full-text leg: lessons containing the query's rare identifiers,
     ranked by the sum of matched terms' inverse document frequency within
-    the tenant (terms in ``TERM_DF_CAP`` lessons or more are too common to
-    help and are dropped)."""
+    the tenant (terms in ``common_from(size)`` lessons or more — ``size``:
+    the tenant's active lessons in ``kinds``, None for no share — are too
+    common to help and are dropped)."""
+    cap = TERM_DF_CAP if size is None else common_from(size)
     terms = identifier_terms(query)
     if not terms:
         return []
@@ -349,8 +361,8 @@ def _text_matches(
         return []
     rows = fetch_prepared(
         _TEXT_SQL.format(base=base.replace("tenant_id", "m.tenant_id")),
-        {"tenant": tenant_id, "kinds": list(kinds), "cap": float(TERM_DF_CAP), **params,
-         "lexemes": sorted(set(lexemes)), "limit": limit, "scan_cap": TERM_SCAN_CAP},
+        {"tenant": tenant_id, "kinds": list(kinds), "cap": float(cap), **params,
+         "lexemes": sorted(set(lexemes)), "limit": limit, "scan_cap": 2 * cap},
     )  # fmt: skip
     return [(row[0], float(row[1])) for row in rows]
 
@@ -361,8 +373,9 @@ _LEXEMES_SQL = (
 )
 # The lessons holding each lexeme, from the term table's (tenant, lexeme)
 # B-tree: row-level security keeps the planner off the GIN index (@@ is not
-# leakproof), not off an equality. A lexeme in TERM_SCAN_CAP lessons of the
-# tenant or more is too common to help and is not followed.
+# leakproof), not off an equality. A lexeme in twice the common count
+# (``common_from``) of the tenant's lessons or more is too common to help
+# and is not followed.
 _TEXT_SQL = """
 WITH terms(lex) AS (SELECT DISTINCT unnest(%(lexemes)s::text[])),
 usable AS (
@@ -478,8 +491,9 @@ def _recall(
             situation_prefix=situation_prefix, history=history,
         )  # fmt: skip
     with span("recall.fulltext"):
+        size, _ = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
         texts = _text_matches(
-            tenant_id, kinds, query, pool, as_of, situation_prefix, history=history
+            tenant_id, kinds, query, pool, as_of, situation_prefix, history=history, size=size
         )
     with span("recall.fusion"):
         scores: dict[uuid.UUID, float] = {}

@@ -81,6 +81,29 @@ def _recall(caller: Caller, query: str, **kwargs: object) -> list[str]:
     return [hit.lesson.content for hit in hits]
 
 
+def test_a_term_in_most_of_a_small_tenants_lessons_is_common_however_few_they_are():
+    alice = make_caller("acme", "alice")
+    dated = [
+        f"2024-0{1 + i % 9}-1{i % 10}: on-call handover note {i} for the rota" for i in range(12)
+    ]
+    ids = _seed(
+        alice, [*dated, "Error E4012 from the billing service means the invoice is overdue."]
+    )
+    tenant = alice.agent.tenant_id
+    assert selectors.common_from(13) == selectors.TERM_DF_MIN
+    assert selectors.common_from(100_000) == selectors.TERM_DF_CAP
+    with tenant_context(tenant):
+        # "2024" is in 12 of 13 lessons: common here, though far under 200
+        assert selectors._text_matches(tenant, ["lesson"], "2024", 40, None, size=13) == []
+        absolute = selectors._text_matches(tenant, ["lesson"], "2024", 40, None)
+        assert len(absolute) == 12
+        # a rare identifier still leads
+        [(found, _)] = selectors._text_matches(
+            tenant, ["lesson"], "E4012 in 2024", 40, None, size=13
+        )
+        assert found == ids[-1]
+
+
 def test_recall_finds_a_lesson_from_a_paraphrase():
     alice = make_caller("acme", "alice")
     _seed(alice, CORPUS)
