@@ -421,6 +421,13 @@ TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS = env_int(
     "TRIBUTARY_EXACT_SEARCH_MAX active lessons (and drops those of tenants below half of it).",
     minimum=10,
 )
+TRIBUTARY_RECALL_FLUSH_SECONDS = env_int(
+    "TRIBUTARY_RECALL_FLUSH_SECONDS",
+    10,
+    "How often the beat task writes the recall counts kept in Redis (each recall adds to "
+    "them in one round trip) to the lessons' recall statistics.",
+    minimum=1,
+)
 TRIBUTARY_SEARCH_INDEX_BUILDS = env_int(
     "TRIBUTARY_SEARCH_INDEX_BUILDS",
     4,
@@ -565,6 +572,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     "search-indexes-sync": {"task": "memory.tasks.search_indexes_sync_task",
                             "schedule": float(TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS)},
+    "recalls-flush": {"task": "memory.tasks.recalls_flush_task",
+                      "schedule": float(TRIBUTARY_RECALL_FLUSH_SECONDS)},
     "garden-expire": {"task": "curation.tasks.garden_task", "schedule": 300.0,
                       "args": ["expire"]},
     "garden-ceilings": {"task": "curation.tasks.garden_task", "schedule": 600.0,

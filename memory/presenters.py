@@ -16,6 +16,7 @@ from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
 from memory.models import LearnRequest, Lesson, LessonRecallStats, RequestStatus
 from memory.selectors import RecallHit, lesson_get, lesson_recall
+from memory.services.lessons import lessons_note_recalled
 from provenance.selectors import ProvenanceSummary, corroboration_policy, provenance_summaries
 
 # Every recall answer says it: lessons are data other agents wrote, to be
@@ -265,15 +266,15 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
 
 
 def _schedule_recall_bookkeeping(tenant_id: str, ids: list[str]) -> None:
-    from memory.tasks import mark_recalled
-
-    def enqueue() -> None:
+    def note() -> None:
         try:
-            mark_recalled.delay(tenant_id, ids)
+            lessons_note_recalled(
+                tenant_id=uuid.UUID(tenant_id), lesson_ids=[uuid.UUID(i) for i in ids]
+            )
         except Exception:  # bookkeeping must never fail a recall
             return
 
-    transaction.on_commit(enqueue)
+    transaction.on_commit(note)
 
 
 def _applied_payload(request_id: uuid.UUID, tenant_id: uuid.UUID) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from celery import shared_task
 
 from memory.hnsw import search_indexes_sync
 from memory.services.learn import learn_request_process, requeue_stale_learn_requests
-from memory.services.lessons import lessons_mark_recalled
+from memory.services.lessons import lessons_mark_recalled, recalls_flush
 
 
 @shared_task(
@@ -34,6 +34,13 @@ def search_indexes_sync_task() -> str:
 
 @shared_task(ignore_result=True)
 def mark_recalled(tenant_id: str, lesson_ids: list[str]) -> None:
+    """Recalls queued as a task each by a release before the Redis counts
+    (``recalls_flush``); kept so such messages still count when drained."""
     lessons_mark_recalled(
         tenant_id=uuid.UUID(tenant_id), lesson_ids=[uuid.UUID(i) for i in lesson_ids]
     )
+
+
+@shared_task(ignore_result=True)
+def recalls_flush_task() -> int:
+    return recalls_flush()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 
 from django.db import connection
 from django.db.models import F
@@ -11,10 +14,12 @@ from django.utils import timezone
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import run_apply_transaction, tenant_context
+from config.broker import broker
 from config.errors import Conflict, Forbidden, NotFound
 from memory.models import EventKind, Lesson, LessonStatus
 from memory.services.events import curator_action_record, event_record
 from memory.services.transitions import lesson_move
+from regions.routing import current_region
 
 
 def _visible(lesson_id: uuid.UUID) -> Lesson:
@@ -124,24 +129,96 @@ def lesson_forget(*, principal: AgentPrincipal, lesson_id: uuid.UUID, reason: st
     run_apply_transaction(principal.tenant_id, operation, joinable=True)
 
 
-def lessons_mark_recalled(*, tenant_id: uuid.UUID, lesson_ids: list[uuid.UUID]) -> None:
-    """Recall bookkeeping, off the answer's path (a task) and off the lesson
-    row (a side table), so it never takes part in a learn's conflict."""
-    if not lesson_ids:
+def lessons_mark_recalled(
+    *,
+    tenant_id: uuid.UUID,
+    lesson_ids: Sequence[uuid.UUID] = (),
+    counts: Mapping[uuid.UUID, tuple[int, datetime]] | None = None,
+) -> None:
+    """Recall bookkeeping written: each of ``lesson_ids`` recalled once now,
+    or ``counts`` (lesson → times recalled, last time) as the flush carries
+    them from Redis. Off the lesson row (a side table), so it never takes
+    part in a learn's conflict; a lesson gone since is skipped."""
+    now = timezone.now()
+    rows = dict(counts or {})
+    for lesson_id in lesson_ids:
+        times, _ = rows.get(lesson_id, (0, now))
+        rows[lesson_id] = (times + 1, now)
+    if not rows:
         return
     with tenant_context(tenant_id), connection.cursor() as cursor:
         cursor.execute(
             """
             INSERT INTO memory_lessonrecallstats
                 (lesson_id, tenant_id, recall_count, last_recalled_at)
-            SELECT l.id, l.tenant_id, 1, now() FROM memory_lesson l
-            WHERE l.id = ANY(%(ids)s) AND l.tenant_id = %(tenant)s
+            SELECT l.id, l.tenant_id, c.times, c.at
+            FROM unnest(%(ids)s::uuid[], %(times)s::int[], %(ats)s::timestamptz[])
+                 AS c(id, times, at)
+            JOIN memory_lesson l ON l.id = c.id AND l.tenant_id = %(tenant)s
             ON CONFLICT (lesson_id) DO UPDATE
-               SET recall_count = memory_lessonrecallstats.recall_count + 1,
-                   last_recalled_at = excluded.last_recalled_at
+               SET recall_count = memory_lessonrecallstats.recall_count + excluded.recall_count,
+                   last_recalled_at = greatest(memory_lessonrecallstats.last_recalled_at,
+                                               excluded.last_recalled_at)
             """,
-            {"ids": list(lesson_ids), "tenant": tenant_id},
-        )
+            {"ids": list(rows), "times": [t for t, _ in rows.values()],
+             "ats": [at for _, at in rows.values()], "tenant": tenant_id},
+        )  # fmt: skip
+
+
+# Recalls are counted in Redis on the answer's path — one pipelined round
+# trip, no task per recall — and written to the side table by the beat's
+# flush every TRIBUTARY_RECALL_FLUSH_SECONDS, each region's by its own
+# worker. Counts not yet flushed are lost if Redis is (bookkeeping only:
+# the gardener's "last useful" reads them).
+def _recall_keys(region: str, tenant: str) -> tuple[str, str]:
+    return f"tributary:recalls:{region}:{tenant}", f"tributary:recalls:{region}:{tenant}:at"
+
+
+def _recalled_tenants(region: str) -> str:
+    return f"tributary:recalls:{region}"
+
+
+def lessons_note_recalled(*, tenant_id: uuid.UUID, lesson_ids: Sequence[uuid.UUID]) -> None:
+    """Count a recall of ``lesson_ids`` in Redis (see ``recalls_flush``)."""
+    if not lesson_ids:
+        return
+    region = current_region() or "-"
+    counts, last = _recall_keys(region, str(tenant_id))
+    now = time.time()
+    pipe = broker().pipeline(transaction=False)
+    for lesson_id in lesson_ids:
+        pipe.hincrby(counts, str(lesson_id), 1)
+    pipe.hset(last, mapping={str(lesson_id): now for lesson_id in lesson_ids})
+    pipe.sadd(_recalled_tenants(region), str(tenant_id))
+    pipe.execute()
+
+
+def recalls_flush() -> int:
+    """Write the recalls counted in Redis for this process's region to the
+    side table; returns how many lessons' counts were written. A tenant's
+    counts are read and deleted in one MULTI, so a recall counted meanwhile
+    waits for the next flush instead of being lost."""
+    region = current_region() or "-"
+    client = broker()
+    written = 0
+    while (tenant := client.spop(_recalled_tenants(region))) is not None:
+        tenant_id = tenant.decode() if isinstance(tenant, bytes) else str(tenant)
+        counts_key, last_key = _recall_keys(region, tenant_id)
+        pipe = client.pipeline(transaction=True)
+        pipe.hgetall(counts_key)
+        pipe.hgetall(last_key)
+        pipe.delete(counts_key, last_key)
+        counts, last, _ = pipe.execute()
+        rows = {
+            uuid.UUID(key.decode()): (
+                int(times),
+                datetime.fromtimestamp(float(last.get(key, time.time())), tz=UTC),
+            )
+            for key, times in counts.items()
+        }
+        lessons_mark_recalled(tenant_id=uuid.UUID(tenant_id), counts=rows)
+        written += len(rows)
+    return written
 
 
 def lesson_pin(

@@ -26,7 +26,7 @@ from memory.selectors import (
     nearest_lessons,
     search_plan,
 )
-from memory.services.lessons import lessons_mark_recalled
+from memory.services.lessons import lessons_mark_recalled, lessons_note_recalled, recalls_flush
 from memory.temporal import asks_about_the_past
 from tests.conftest import Caller, learn_now, make_caller
 
@@ -412,6 +412,39 @@ def test_a_question_about_the_past_also_finds_what_was_superseded_marked_as_such
 )
 def test_asks_about_the_past(query, past):
     assert asks_about_the_past(query) is past
+
+
+def test_recalls_are_counted_in_redis_and_written_by_the_flush():
+    alice = make_caller("acme", "alice")
+    tenant = alice.agent.tenant_id
+    ids = _seed(alice, CORPUS[:3])
+    recalls_flush()  # what earlier tests of this worker left counted
+    lessons_note_recalled(tenant_id=tenant, lesson_ids=ids[:1])
+    lessons_note_recalled(tenant_id=tenant, lesson_ids=ids[:2])
+    with tenant_context(tenant):
+        assert not LessonRecallStats.objects.filter(lesson_id__in=ids).exists()  # not yet
+    assert recalls_flush() == 2
+    lessons_note_recalled(tenant_id=tenant, lesson_ids=ids[:1])
+    assert recalls_flush() == 1 and recalls_flush() == 0
+    with tenant_context(tenant):
+        stats = {s.lesson_id: s for s in LessonRecallStats.objects.filter(lesson_id__in=ids)}
+    assert stats[ids[0]].recall_count == 3 and stats[ids[1]].recall_count == 1
+    assert ids[2] not in stats
+    assert stats[ids[0]].last_recalled_at >= stats[ids[1]].last_recalled_at
+
+
+def test_a_recall_through_the_api_is_counted_once_flushed(client):
+    alice = make_caller("acme", "alice")
+    [lesson_id] = _seed(alice, CORPUS[:1])
+    recalls_flush()
+    response = client.post(
+        "/api/v1/recall", {"query": "deploy API 429", "k": 3}, content_type="application/json",
+        headers={"Authorization": f"Bearer {alice.key}"},
+    )  # fmt: skip
+    assert response.status_code == 200, response.content
+    assert recalls_flush() >= 1
+    with tenant_context(alice.agent.tenant_id):
+        assert LessonRecallStats.objects.get(lesson_id=lesson_id).recall_count == 1
 
 
 def test_recall_bookkeeping_counts_in_a_side_table():
