@@ -161,9 +161,16 @@ def _sampler() -> Any:
 def span(name: str, **attributes: Any) -> Iterator[trace.Span]:
     """A span of ours, child of the current one. Attribute values that are
     None are left out; never put content or keys in them. With tracing off
-    in this process: nothing at all (the shared invalid span, no context
-    change)."""
+    in this process, or under a trace that is not recorded: nothing at all
+    (the shared invalid span, no context change)."""
     if _installed is None:
+        yield trace.INVALID_SPAN
+        return
+    parent = trace.get_current_span()
+    if parent.get_span_context().is_valid and not parent.is_recording():
+        # under a trace the sampler dropped (nine in ten): nothing to record,
+        # so no span is made and the context is left alone, as psycopg's
+        # statements are (``InsideRecordedTraces``)
         yield trace.INVALID_SPAN
         return
     with tracer.start_as_current_span(name) as current:

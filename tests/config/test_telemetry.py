@@ -54,3 +54,27 @@ def test_under_a_trace_the_sampler_dropped_a_statement_is_nothing():
             assert stmt is trace.INVALID_SPAN
             assert trace.get_current_span() is dropped
     assert exporter.get_finished_spans() == ()
+
+
+def test_our_spans_are_made_under_a_recorded_trace_or_none_and_skipped_under_a_dropped_one(
+    monkeypatch,
+):
+    from config import telemetry
+
+    provider, exporter = _provider(ParentBased(ALWAYS_ON))
+    monkeypatch.setattr(telemetry, "_installed", "test")
+    monkeypatch.setattr(telemetry, "tracer", provider.get_tracer("tributary"))
+    with telemetry.span("gardener.step", rule="decay") as root:  # no parent: a trace of its own
+        assert root.is_recording()
+        with telemetry.span("recall.vector") as child:
+            assert child.is_recording()
+    dropped = trace.NonRecordingSpan(
+        trace.SpanContext(
+            trace_id=0x1F, span_id=0x2F, is_remote=True, trace_flags=trace.TraceFlags(0)
+        )
+    )
+    with trace.use_span(dropped), telemetry.span("recall") as skipped:
+        assert skipped is trace.INVALID_SPAN
+        assert trace.get_current_span() is dropped  # the context is left alone
+    names = [s.name for s in exporter.get_finished_spans()]
+    assert names == ["recall.vector", "gardener.step"]
