@@ -12,6 +12,7 @@ short, declarative or imperative ops lessons.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -223,9 +224,26 @@ def _order(tokens: list[Token], used: set[int]) -> tuple[frozenset[str], frozens
     return None
 
 
+# A dateline: the day (and time) a note was written, stamped in front of it
+# ("2024-03-12: INC-2079 …", "[2024-03-12 09:42] …"). It says when the
+# lesson was recorded, not a value of what it claims: two lessons stamped
+# on different days do not disagree about a date.
+_STAMP = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_DATELINE = re.compile(
+    rf"^\s*(?:\[{_STAMP}\]\s*[:\-–—|]?|{_STAMP}\s*[:\-–—|])\s+(?=\S)"
+)
+
+
+def undated(text: str) -> str:
+    """The lesson without a leading dateline."""
+    return _DATELINE.sub("", text, count=1)
+
+
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Statement:
-    """Analyse one lesson text. Pure; cached because candidates recur."""
+    """Analyse one lesson text (a leading dateline set aside: ``undated``).
+    Pure; cached because candidates recur."""
+    text = undated(text)
     tokens = tokenize(text)
     facts, used = extract_facts(tokens)
     negations = _negation_signs(tokens)

@@ -750,3 +750,44 @@ def test_two_candidates_that_fit_about_as_well_make_no_destructive_verdict() -> 
         cand("The line 14 bus runs every 30 minutes.", similarity=0.91),
     )
     assert verdict.relation is Relation.NOVEL and verdict.target_id is None
+
+
+# --- a dateline is when a note was written, not what it claims -----------------
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        # progress on one matter, noted on two days: not a disagreement
+        (
+            "2023-05-20: Declan has finished four of the eight Fennel chairs.",
+            "2023-02-11: Declan has been commissioned to make eight ash chairs for Fennel.",
+            Relation.NOVEL,
+        ),
+        (
+            "[2024-03-19 10:05] Bengt accepted an offer of 2.85 million kronor for the house.",
+            "[2024-03-02 16:40] Bengt's house has been put on the market for 2.95 million kronor.",
+            Relation.NOVEL,
+        ),
+        # a changed value is still a contradiction, stamped or not
+        (
+            "2024-06-01 - The API rate limit is 200 requests per minute.",
+            "2024-01-15 - The API rate limit is 100 requests per minute.",
+            Relation.CONTRADICTS,
+        ),
+    ],
+)
+def test_a_leading_dateline_is_not_a_value_of_the_claim(
+    content: str, other: str, expected: Relation
+) -> None:
+    assert relation(content, other) is expected
+
+
+def test_a_date_the_sentence_is_about_stays_a_value() -> None:
+    assert analyse("2024-03-12 is the first day of the freeze.").facts
+    assert (
+        relation(
+            "The deploy freeze starts on 2024-03-12.", "The deploy freeze starts on 2024-03-19."
+        )
+        is Relation.CONTRADICTS
+    )
