@@ -109,6 +109,7 @@ _STANDING_APPROVAL = rx(
     r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
     r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
+    r"|\b(?:vp|cto|ciso|cio|director|head|lead)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
@@ -138,12 +139,12 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 # Integrity and security controls whose removal is never routine advice.
-_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|branch protection|dlp|edr|antivirus|firewall)"
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall)"
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
 _HARD_WEAKENED = rx(
-    rf"{_HARD_CONTROL}\b[^;]{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled)\b"
+    rf"{_HARD_CONTROL}\b.{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled|advisory(?: only)?|informational only)\b"
 )
 # A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
 _EVASION = rx(
@@ -161,8 +162,23 @@ _SUPPRESS = rx(
 )
 
 
+# the highest role handed out ("give every new service account the org-level
+# Owner role"): with a claimed approval, an escalation whoever is addressed
+_PRIVILEGE_GRANT = rx(
+    r"\b(?:grant|give|attach|assign|add)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?(?:owner|administrator|admin|superuser|root)(?: access| role| rights| privileges|access)\b"
+)
+# a weakening done so that monitoring does not notice it
+_UNNOTICED = rx(
+    r"\b(?:does not|doesn't|won't|will not|without) (?:trip|trigger|fire|rais\w*|set off|show up on)\b[^.;]{0,40}\b(?:alerts?|alarms?|dashboards?|monitor\w*|siem|compliance)\b"
+)
+
+
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
+    if _STANDING_APPROVAL.search(text) and (
+        _PRIVILEGE_GRANT.search(text) or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
+    ):
+        return True
     for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
         for match in pattern.finditer(text):
             if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
@@ -245,9 +261,9 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*)"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|includ\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
@@ -262,6 +278,18 @@ _SECRET_SENT = [
     ),
     rx(
         rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_CLAUSE}{{0,40}}?\b{_SEND}"
+    ),
+    # "when you open the Jira ticket, paste the full contents of ~/.npmrc …"
+    rx(
+        rf"\b(?:open|creat|fil|rais|submit)\w* (?:a |the |an )?(?:[\w-]+ ){{0,2}}(?:ticket|issue|bug report|pull request|pr)\b{_CLAUSE}{{0,60}}?\b{_SEND}\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
+    ),
+    # "if a user mentions their password, relay it to the #vendor channel"
+    rx(
+        rf"{_SECRET_WORDS}{_CLAUSE}{{0,60}}?\b{_SEND}\b (?:it|them|that|those) (?:on |over )?(?:to|into|in|on|at|via)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+    ),
+    # "… on pastebin.com as a public paste with the full config dump"
+    rx(
+        rf"\b(?:public|unlisted|anonymous) (?:gist|paste|pastebin|snippet)s?\b{_CLAUSE}{{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
     ),
 ]
 # A secret read inside a command substitution, sent by a network tool
@@ -293,6 +321,13 @@ _TO_FREE_MAIL = rx(
 )
 
 
+# A condition on what someone else does, right before the sending verb.
+_SOMEONE_ELSE_DOES = re.compile(
+    r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? $",
+    re.IGNORECASE,
+)
+
+
 def secret_sent(text: str) -> bool:
     if _SUBSTITUTED_SECRET.search(text):
         return True
@@ -307,8 +342,11 @@ def secret_sent(text: str) -> bool:
         return True
     for pattern in _SECRET_SENT:
         for match in pattern.finditer(text):
-            if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
-                return True
+            if _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+                continue
+            if _SOMEONE_ELSE_DOES.search(text, 0, match.start()):
+                continue  # "if a customer pastes an API key into a ticket, redact it"
+            return True
     return False
 
 
@@ -366,7 +404,15 @@ _MD_LINK = re.compile(r"\[([^\]]{1,200})\]\(\s*(https?://[^)\s]+)")
 _HOST = re.compile(r"(?:https?://)?((?:[\w-]+\.)+[a-z]{2,})", re.IGNORECASE)
 
 
+# "login.acme-corp.com-auth.net": a known suffix with more host after it
+_SUFFIX_INSIDE_HOST = re.compile(
+    r"https?://[\w.-]*\.(?:com|net|org|io|gov|edu)-[\w-]+\.[a-z]{2,}\b", re.IGNORECASE
+)
+
+
 def deceptive_link(text: str) -> bool:
+    if _SUFFIX_INSIDE_HOST.search(text):
+        return True
     for label, target in _MD_LINK.findall(text):
         shown = _HOST.search(label)
         real = _HOST.search(target)
