@@ -228,9 +228,19 @@ def _order(tokens: list[Token], used: set[int]) -> tuple[frozenset[str], frozens
 # ("2024-03-12: INC-2079 …", "[2024-03-12 09:42] …"). It says when the
 # lesson was recorded, not a value of what it claims: two lessons stamped
 # on different days do not disagree about a date.
-_STAMP = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_CLOCK = r"\d{1,2}[:.]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
+_STAMP = (
+    r"(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    # "12 March 2024", "March 12, 2024", "1:56 pm on 8 May, 2023", "Tue 12 Mar 2024 09:42"
+    rf"|(?:{_CLOCK}\s+on\s+)?(?:[a-z]{{3,9}},?\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS},?"
+    rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,)\s+\d{{4}}(?:,?\s+{_CLOCK})?)"
+)
 _DATELINE = re.compile(
-    rf"^\s*(?:\[{_STAMP}\]\s*[:\-–—|]?|{_STAMP}\s*[:\-–—|])\s+(?=\S)"
+    rf"^\s*(?:\[{_STAMP}\]\s*[:\-–—|]?|{_STAMP}\s*[:\-–—|])\s+(?=\S)", re.IGNORECASE
 )
 
 

@@ -769,6 +769,16 @@ def test_two_candidates_that_fit_about_as_well_make_no_destructive_verdict() -> 
             "[2024-03-02 16:40] Bengt's house has been put on the market for 2.95 million kronor.",
             Relation.NOVEL,
         ),
+        (
+            "1:56 pm on 8 May, 2023: Caroline said the adoption agency called her back.",
+            "10:37 am on 27 March, 2023: Caroline said she applied to an adoption agency.",
+            Relation.NOVEL,
+        ),
+        (
+            "March 30, 2024 - The Kalmar house sold for 2.85 million kronor.",
+            "March 2, 2024 - The Kalmar house was listed at 2.95 million kronor.",
+            Relation.NOVEL,
+        ),
         # a changed value is still a contradiction, stamped or not
         (
             "2024-06-01 - The API rate limit is 200 requests per minute.",
@@ -785,6 +795,7 @@ def test_a_leading_dateline_is_not_a_value_of_the_claim(
 
 def test_a_date_the_sentence_is_about_stays_a_value() -> None:
     assert analyse("2024-03-12 is the first day of the freeze.").facts
+    assert analyse("12 March 2024 is the first day of the freeze.").facts
     assert (
         relation(
             "The deploy freeze starts on 2024-03-12.", "The deploy freeze starts on 2024-03-19."
