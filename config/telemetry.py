@@ -55,7 +55,6 @@ def install_tracing(role: str) -> bool:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.instrumentation.celery import CeleryInstrumentor
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -76,9 +75,7 @@ def install_tracing(role: str) -> bool:
     instrumentors: dict[str, Any] = {
         "django": _instrument_django,
         "celery": lambda: CeleryInstrumentor().instrument(),
-        "psycopg": lambda: PsycopgInstrumentor().instrument(
-            skip_dep_check=True, tracer_provider=InsideRecordedTraces(provider)
-        ),
+        "psycopg": lambda: _instrument_psycopg(provider),
         "httpx": lambda: HTTPXClientInstrumentor().instrument(),
     }
     for name, instrument in instrumentors.items():
@@ -88,6 +85,36 @@ def install_tracing(role: str) -> bool:
     _installed = role
     log.info("tracing on (%s): spans exported over OTLP", role)
     return True
+
+
+def _instrument_psycopg(provider: Any) -> None:
+    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
+
+    PsycopgInstrumentor().instrument(
+        skip_dep_check=True, tracer_provider=InsideRecordedTraces(provider)
+    )
+    _statements_read_only_inside_recorded_traces()
+
+
+def _statements_read_only_inside_recorded_traces() -> None:
+    """psycopg's instrumentation parses every statement for its span's name
+    (a regular expression over the SQL and a split of all of it) before it
+    asks for the span, and a recall runs eight statements: outside a
+    recorded trace, run the statement straight away. (The async cursor's
+    path is not patched; ``InsideRecordedTraces`` keeps it spanless.)"""
+    from opentelemetry.instrumentation.psycopg import CursorTracer
+
+    traced = getattr(CursorTracer, "traced_execution", None)
+    if traced is None or getattr(traced, "_tributary", False):
+        return
+
+    def traced_execution(self: Any, cursor: Any, query_method: Any, *args: Any, **kw: Any) -> Any:
+        if not trace.get_current_span().is_recording():
+            return query_method(*args, **kw)
+        return traced(self, cursor, query_method, *args, **kw)
+
+    traced_execution._tributary = True  # type: ignore[attr-defined]
+    CursorTracer.traced_execution = traced_execution  # type: ignore[method-assign]
 
 
 class InsideRecordedTraces:

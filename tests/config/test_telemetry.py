@@ -78,3 +78,21 @@ def test_our_spans_are_made_under_a_recorded_trace_or_none_and_skipped_under_a_d
         assert trace.get_current_span() is dropped  # the context is left alone
     names = [s.name for s in exporter.get_finished_spans()]
     assert names == ["recall.vector", "gardener.step"]
+
+
+def test_outside_a_recorded_trace_a_statement_runs_without_being_parsed():
+    from opentelemetry.instrumentation.psycopg import CursorTracer
+
+    from config.telemetry import _statements_read_only_inside_recorded_traces
+
+    _statements_read_only_inside_recorded_traces()
+    _statements_read_only_inside_recorded_traces()  # once is enough; twice changes nothing
+    bare = CursorTracer.__new__(CursorTracer)  # no integration: it must not be touched
+
+    def statement(*args: object) -> str:
+        return f"ran {args[0]}"
+
+    assert CursorTracer.traced_execution(bare, None, statement, "SELECT 1") == "ran SELECT 1"
+    dropped = trace.NonRecordingSpan(trace.SpanContext(trace_id=0x3F, span_id=0x4F, is_remote=True))
+    with trace.use_span(dropped):
+        assert CursorTracer.traced_execution(bare, None, statement, "SELECT 2") == "ran SELECT 2"
