@@ -130,6 +130,20 @@ _NEGATED_BEFORE = re.compile(
     r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|should not|cannot|can't|won't|avoid|instead of|rather than|without)\b[^.;,]{0,30}$",
     re.IGNORECASE,
 )
+# A condition on what someone else does, right before the verb: "if a
+# customer pastes an API key into a ticket, redact it" describes, not orders.
+_SOMEONE_ELSE_DOES = re.compile(
+    r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? $",
+    re.IGNORECASE,
+)
+
+
+def _not_an_order(text: str, start: int) -> bool:
+    """The words before ``start`` (where a rule's match begins) negate it or
+    make it what someone else does: a mention, not an instruction."""
+    return bool(
+        _NEGATED_BEFORE.search(text, 0, start + 1) or _SOMEONE_ELSE_DOES.search(text, 0, start)
+    )
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:
@@ -181,17 +195,17 @@ def security_weakening(text: str) -> bool:
         return True
     for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
         for match in pattern.finditer(text):
-            if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+            if not _not_an_order(text, match.start()):
                 return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
         return True
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
         return True
     for match in _WITHOUT_CONTROL.finditer(text):
-        if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+        if not _not_an_order(text, match.start()):
             return True
     for match in _WEAKENING.finditer(text):
-        if _NEGATED_BEFORE.search(text, 0, match.start()):
+        if _not_an_order(text, match.start()):
             continue
         sentence = _sentence_around(text, match.start(), match.end())
         addressed = re.search(_AGENTS, sentence, re.IGNORECASE)
@@ -321,18 +335,11 @@ _TO_FREE_MAIL = rx(
 )
 
 
-# A condition on what someone else does, right before the sending verb.
-_SOMEONE_ELSE_DOES = re.compile(
-    r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? $",
-    re.IGNORECASE,
-)
-
-
 def secret_sent(text: str) -> bool:
     if _SUBSTITUTED_SECRET.search(text):
         return True
     for match in _TO_FREE_MAIL.finditer(text):
-        if not _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+        if not _not_an_order(text, match.start()):
             return True
     if (
         _AI_READER_WORLD.search(text)
@@ -342,11 +349,8 @@ def secret_sent(text: str) -> bool:
         return True
     for pattern in _SECRET_SENT:
         for match in pattern.finditer(text):
-            if _NEGATED_BEFORE.search(text, 0, match.start() + 1):
-                continue
-            if _SOMEONE_ELSE_DOES.search(text, 0, match.start()):
-                continue  # "if a customer pastes an API key into a ticket, redact it"
-            return True
+            if not _not_an_order(text, match.start()):
+                return True
     return False
 
 
@@ -547,7 +551,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
 def typosquat(text: str) -> bool:
     for match in _INSTALL.finditer(text):
         name = match.group(1).lower().rstrip(".")
-        if name in WELL_KNOWN_PACKAGES or _NEGATED_BEFORE.search(text, 0, match.start() + 1):
+        if name in WELL_KNOWN_PACKAGES or _not_an_order(text, match.start()):
             continue
         if any(_one_edit_apart(name, known) for known in WELL_KNOWN_PACKAGES):
             return True
