@@ -9,6 +9,7 @@ a noisy copy of a base sentence's vector, with that sentence as its text.
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 import uuid
@@ -39,6 +40,23 @@ def base_sentences(count: int, rng: random.Random) -> list[str]:
         )
         seen.add(f"The {rng.choice(SERVICES)} {fact}.")
     return sorted(seen)
+
+
+def add_skewed_corpus_arguments(parser: argparse.ArgumentParser, *, queries_help: str) -> None:
+    """The recall benchmarks' corpus and run options: ``--lessons`` over
+    ``--tenants`` of skewed sizes plus one ``--big`` tenant, ``--base``
+    sentences, ``--queries``, ``--keep``; read back by ``skewed_sizes``."""
+    parser.add_argument("--lessons", type=int, default=100_000)
+    parser.add_argument("--tenants", type=int, default=100)
+    parser.add_argument("--big", type=int, default=50_000)
+    parser.add_argument("--base", type=int, default=6000)
+    parser.add_argument("--queries", type=int, default=200, help=queries_help)
+    parser.add_argument("--keep", action="store_true", help="keep the data dir")
+
+
+def skewed_sizes(args: argparse.Namespace) -> list[int]:
+    """The tenants' sizes those options ask for, the big tenant last."""
+    return [*tenant_sizes(args.lessons, args.tenants), args.big]
 
 
 def tenant_sizes(total: int, tenants: int) -> list[int]:

@@ -28,18 +28,13 @@ import random
 import time
 from pathlib import Path
 
-from _corpus import build_corpus, copy_into_tributary, tenant_sizes
+from _corpus import add_skewed_corpus_arguments, build_corpus, copy_into_tributary, skewed_sizes
 from _stack import machine, percentile, run_in_stack, web_process
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lessons", type=int, default=100_000)
-    parser.add_argument("--tenants", type=int, default=100)
-    parser.add_argument("--big", type=int, default=50_000)
-    parser.add_argument("--base", type=int, default=6000)
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--keep", action="store_true", help="keep the data dir")
+    add_skewed_corpus_arguments(parser, queries_help="timed queries per class")
     run_in_stack("trib-bench-recall-", parser.parse_args(), run)
 
 
@@ -53,7 +48,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
 
     rng = random.Random(7)
     print(f"machine: {machine()}")
-    sizes = [*tenant_sizes(args.lessons, args.tenants), args.big]
+    sizes = skewed_sizes(args)
     corpus = build_corpus(
         {("big" if i == len(sizes) - 1 else f"t{i:03d}"): size for i, size in enumerate(sizes)},
         args.base,

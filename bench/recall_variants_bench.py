@@ -31,7 +31,7 @@ import random
 import time
 from pathlib import Path
 
-from _corpus import build_corpus, copy_into_tributary, tenant_sizes
+from _corpus import add_skewed_corpus_arguments, build_corpus, copy_into_tributary, skewed_sizes
 from _stack import machine, percentile, run_in_stack
 
 BANDS = ((0, 100), (100, 1_000), (1_000, 5_000), (5_000, 10**9))
@@ -45,12 +45,7 @@ def every_word(query: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lessons", type=int, default=100_000)
-    parser.add_argument("--tenants", type=int, default=100)
-    parser.add_argument("--big", type=int, default=50_000)
-    parser.add_argument("--base", type=int, default=6000)
-    parser.add_argument("--queries", type=int, default=200, help="timed queries per band")
-    parser.add_argument("--keep", action="store_true", help="keep the data dir")
+    add_skewed_corpus_arguments(parser, queries_help="timed queries per band")
     run_in_stack("trib-bench-variants-", parser.parse_args(), run)
 
 
@@ -61,7 +56,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
 
     rng = random.Random(7)
     print(f"machine: {machine()}")
-    sizes = [*tenant_sizes(args.lessons, args.tenants), args.big]
+    sizes = skewed_sizes(args)
     corpus = build_corpus({f"t{i:03d}": size for i, size in enumerate(sizes)}, args.base)
     loaded = copy_into_tributary(data_dir, corpus)
     report = hnsw.search_indexes_sync(max_builds=len(corpus.tenants))
