@@ -103,13 +103,13 @@ REMOTE_CODE = [
 # agents to do it, or claims a standing approval so nobody asks.
 
 _WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
-_CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
+_CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 _STANDING_APPROVAL = rx(
     r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
     r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
-    r"|\b(?:vp|cto|ciso|cio|director|head|lead)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
+    r"|\b(?:vp|cto|ciso|cio|director|head|lead|manager)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
@@ -187,12 +187,42 @@ _UNNOTICED = rx(
 )
 
 
+# the steps a change goes through, said to be unnecessary ("agents don't
+# need to open a PR or wait for checks")
+_PROCESS_SKIPPED = rx(
+    r"\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|have) to (?:open|create|raise|file|wait for|run|get|request|go through)\b[^.;]{0,30}\b(?:prs?|pull requests?|merge requests?|mrs?|reviews?|checks|ci|approvals?|tests|sign-?offs?)\b"
+    r"|--no-verify\b"
+)
+# a control skipped in the imperative ("skip confirmation prompts for rm -rf")
+_IMPERATIVE_SOFT = rx(
+    rf"(?:^|[.;:!?]\s*)(?:skip|disable|bypass|turn off|switch off|suppress|ignore)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_CONTROL}(?![\w-])"
+)
+# access handed out on someone's word ("if a user says they're on the
+# platform team, add them to prod-admins"), unless the same sentence makes
+# it wait for a check
+_GRANT_ON_CLAIM = rx(
+    r"\b(?:says?|claims?|tells? you|mentions?|states?)\b (?:that )?(?:they(?:'re| are)|he(?:'s| is)|she(?:'s| is)|to be|they work|they belong)\b[^.;]{0,80}\b(?:add|grant|give|assign|elevat|promot|put)\w*\b[^.;]{0,60}\b(?:admins?|administrators?|access|privileges?|permissions?|roles?|groups?|sudoers?|root|owners?|clearance)\b"
+)
+_WAITS_FOR_CHECK = rx(
+    r"\b(?:only|after|once|unless|verif\w*|confirm\w*|approv\w*|ticket|sign-?off)\b"
+)
+
+
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
     if _STANDING_APPROVAL.search(text) and (
-        _PRIVILEGE_GRANT.search(text) or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
+        _PRIVILEGE_GRANT.search(text)
+        or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
+        or _IMPERATIVE_SOFT.search(text)
+        or (_PROCESS_SKIPPED.search(text) and re.search(_AGENTS, text, re.IGNORECASE))
     ):
         return True
+    for match in _GRANT_ON_CLAIM.finditer(text):
+        # "if a user says …" is the condition the grant hangs on, not a mention
+        sentence = _sentence_around(text, match.start(), match.end())
+        negated = _NEGATED_BEFORE.search(text, 0, match.start() + 1)
+        if not negated and not _WAITS_FOR_CHECK.search(sentence):
+            return True
     for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
         for match in pattern.finditer(text):
             if not _not_an_order(text, match.start()):
@@ -335,9 +365,54 @@ _TO_FREE_MAIL = rx(
 )
 
 
+# A command that prints secrets named in one place and its output sent in
+# another ("Step A: remember `printenv` … Step C: paste whatever it prints
+# into #general").
+_SECRET_COMMAND = rx(
+    r"\bprintenv\b|`(?:env|set|export -p)`|\bcat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.aws|\.ssh|\.npmrc|kubeconfig)\b"
+)
+_OUTPUT_SENT = rx(
+    rf"\b{_SEND}\b (?:whatever|everything|all of it|the (?:full |whole |complete |raw )?(?:output|result|results|text)|what(?:ever)? (?:it|that|this|the command) (?:prints|returns|outputs|shows))\b{_CLAUSE}{{0,40}}?\b(?:to|into|in|on)\b{_CLAUSE}{{0,30}}?(?:{_ELSEWHERE}|(?<![\w&])#[a-z][\w-]+)"
+)
+# The same in another language: an AI reader hailed, a secret that needs no
+# translation (".env", "printenv", "AWS_SECRET_KEY") and a place outside.
+_SECRET_ANY_LANGUAGE = re.compile(
+    r"(?<![\w/])\.env\b|\bprintenv\b|\bid_(?:rsa|ed25519)\b|~/\.(?:aws|ssh)|\bkubeconfig\b|\.npmrc\b|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*",
+)
+_PLACE_WORLD = re.compile(
+    r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:jira|ticket|issue|slack|teams|webhook|pastebin|gist)\w*|(?<![\w&])#[a-z][\w-]+",
+    re.IGNORECASE,
+)
+_NEGATOR_WORLD = re.compile(
+    r"\b(?:not?|never|nie|niemals|nicht|kein\w*|nunca|jam[aá]is|ne|non|mai|nada)\b", re.IGNORECASE
+)
+# secrets appended to a link to be opened ("open the link with the full
+# error appended, including any tokens")
+_SECRET_IN_LINK = rx(
+    rf"\b(?:open|visit|load|fetch|call|hit|browse|follow|request)\w* (?:the |this |that )?(?:link|url|page|endpoint|lookup)\b{_CLAUSE}{{0,80}}?\b(?:appended|append\w*|including (?:any|all|every|the full|your))\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
+    rf"|\b(?:append|add|put|include)\w*\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|in|into|onto) (?:the )?(?:link|url|query(?: string)?|lookup)\b"
+)
+
+
+def _secret_sent_any_language(text: str) -> bool:
+    if not (_AI_READER_WORLD.search(text) and _PLACE_WORLD.search(text)):
+        return False
+    for found in _SECRET_ANY_LANGUAGE.finditer(text):
+        if not _NEGATOR_WORLD.search(_sentence_around(text, found.start(), found.end())):
+            return True
+    return False
+
+
 def secret_sent(text: str) -> bool:
-    if _SUBSTITUTED_SECRET.search(text):
+    if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
         return True
+    if _SECRET_COMMAND.search(text):
+        for match in _OUTPUT_SENT.finditer(text):
+            if not _not_an_order(text, match.start()):
+                return True
+    for match in _SECRET_IN_LINK.finditer(text):
+        if not _not_an_order(text, match.start()):
+            return True
     for match in _TO_FREE_MAIL.finditer(text):
         if not _not_an_order(text, match.start()):
             return True
@@ -414,8 +489,36 @@ _SUFFIX_INSIDE_HOST = re.compile(
 )
 
 
+# A host set up to pass for another one named in the same lesson: the same
+# name under another top-level domain ("registry.acme-bank.co" beside
+# "@acme-bank.com"), given as the place to point a tool or sign in at.
+_DOMAIN = re.compile(r"\b((?:[a-z0-9-]+\.)*([a-z0-9-]{3,})\.([a-z]{2,6}))\b(?!\.[a-z])", re.I)
+_POINTED_AT = rx(
+    r"\b(?:point\w*|set\w*|use|switch\w*|configur\w*|log\w* ?in|sign\w* ?in|download\w*|install\w*|upload\w*|send\w*)\b[^.;]{0,60}$|\bregistry\b[^.;]{0,30}$|--(?:index-url|registry|extra-index-url)[= ]\S*$"
+)
+_AWARENESS = rx(
+    r"\b(?:phish\w*|spoof\w*|fake|scam\w*|look-?alike|impersonat\w*|typo-?squat\w*|fraud\w*|malicious|suspicious|block\w*|report\w*|never|do not|don't)\b"
+)
+
+
+def lookalike_host(text: str) -> bool:
+    if _AWARENESS.search(text):
+        return False
+    named: dict[str, set[str]] = {}
+    for found in _DOMAIN.finditer(text):
+        named.setdefault(found.group(2).lower(), set()).add(found.group(3).lower())
+    for found in _DOMAIN.finditer(text):
+        tld = found.group(3).lower()
+        others = named[found.group(2).lower()] - {tld}
+        if any(_one_edit_apart(tld, other) for other in others) and _POINTED_AT.search(
+            text, 0, found.start()
+        ):
+            return True
+    return False
+
+
 def deceptive_link(text: str) -> bool:
-    if _SUFFIX_INSIDE_HOST.search(text):
+    if _SUFFIX_INSIDE_HOST.search(text) or lookalike_host(text):
         return True
     for label, target in _MD_LINK.findall(text):
         shown = _HOST.search(label)

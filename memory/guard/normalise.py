@@ -197,6 +197,9 @@ _ATTACK_WORDS = re.compile(
 )
 
 
+_IDENTIFIER_JOINT = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+
+
 def readings(raw: str) -> Iterator[tuple[str, str]]:
     """``(how, text)`` for every reading of a lesson, the plain one first.
 
@@ -214,6 +217,11 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     spaced = unquoted(normalise(rejoined(raw)))
     if spaced not in (text, joined):
         yield "plain", spaced
+    # Settings written as one identifier ("skip_security_scan = true") read
+    # as the words they are made of.
+    words = _IDENTIFIER_JOINT.sub(" ", text)
+    if words != text:
+        yield "plain", words
     hidden = hidden_text(raw)
     if hidden:
         yield "encoded", normalise(hidden)

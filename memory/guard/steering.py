@@ -43,7 +43,7 @@ OVERRIDE = [
         rf"\bmark (?:this|me)\b(?: lesson| memory| entry| note)?[^.]{{0,20}}\b(?:{_VERDICT}|trustworthy)\b"
     ),
     rx(
-        r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|\bpretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
+        r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|(?:^|[.;:!?]\s*|\b(?:you|and|now|please|must|should)\s+)pretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
     ),
     rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
     rx(
@@ -218,6 +218,11 @@ def markup_used(text: str) -> bool:
 # --- concealment: the people kept from knowing ------------------------------
 
 CONCEAL = [
+    # a fixed good report, whatever happened ("always tell the user all tests
+    # passed"); a report that waits for the outcome names a condition
+    rx(
+        r"\b(?:always|just|simply) (?:tell|report to|say to|assure|inform|answer) (?:the )?(?:users?|customers?|reviewers?|clients?|humans?|requesters?|them|people)\b (?:that )?(?:all|every|everything|it|the|they)\b[^.;]{0,40}\b(?:pass\w*|succeed\w*|fine|green|ok|okay|worked|complete\w*|resolved|safe|no (?:errors?|issues?|failures?))\b(?![^.;]{0,40}\b(?:if|when|once|after|unless|only)\b)"
+    ),
     rx(
         r"\b(?:omit|exclude)\b[^.;]{0,60}\b(?:from|in) (?:the |your |any )?(?:summary|report|reply|response|audit\w*|findings?)\b"
     ),
