@@ -145,10 +145,10 @@ def main() -> None:
         scraping.set()
         print("\n| | off | on | on / off |\n|---|---|---|---|")
         a, b = statistics.median(timings["OFF"]), statistics.median(timings["ON"])
-        print(f"| recall p50, end to end over HTTP, ms | {a:.1f} | {b:.1f} | {b / a:.2f} |")
+        print(f"| recall p50, end to end over HTTP, ms | {a:.2f} | {b:.2f} | {b / a:.3f} |")
         a, b = statistics.median(rates["OFF"]), statistics.median(rates["ON"])
         print(f"| learn, lessons/s (median of {args.rounds} rounds of 24) | {a:.1f} | {b:.1f} "
-              f"| {b / a:.2f} |")  # fmt: skip
+              f"| {b / a:.3f} |")  # fmt: skip
         print(f"\nspans exported by ON: {received.value / 1e6:.1f} MB of OTLP protobuf")
         print(f"a labelled counter increment: {counter_cost():.0f} ns")
     finally:

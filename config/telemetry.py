@@ -25,6 +25,7 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from opentelemetry import trace
@@ -63,7 +64,9 @@ def install_tracing(role: str) -> bool:
         "service.name": os.environ.get("OTEL_SERVICE_NAME") or "tributary",
         "tributary.process": role,
     })  # fmt: skip
-    provider = TracerProvider(resource=resource, sampler=_sampler())
+    global _ids, _root_sampler
+    _ids = _preset_ids()
+    provider = TracerProvider(resource=resource, sampler=_sampler(), id_generator=_ids)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     # The standard switch of the auto-instrumentation, honoured here too
@@ -82,6 +85,7 @@ def install_tracing(role: str) -> bool:
         if name not in disabled:
             instrument()
     atexit.register(provider.shutdown)
+    _root_sampler = provider.sampler
     _installed = role
     log.info("tracing on (%s): spans exported over OTLP", role)
     return True
@@ -161,6 +165,50 @@ def _instrument_django() -> None:
     DjangoInstrumentor().instrument()
     official = DjangoInstrumentor._opentelemetry_middleware
     settings.MIDDLEWARE = [PATH if m == official else m for m in settings.MIDDLEWARE]
+
+
+# Set by ``install_tracing``: the provider's id generator, whose next trace
+# id can be drawn ahead, and its sampler.
+_ids: Any = None
+_root_sampler: Any = None
+_preset: ContextVar[int | None] = ContextVar("tributary_preset_trace_id", default=None)
+
+
+def _preset_ids() -> Any:
+    """The SDK's random ids, except that the next trace id can be drawn
+    ahead (``decide_root``) for the root span that then starts the trace."""
+    from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+
+    class PresetIds(RandomIdGenerator):
+        def generate_trace_id(self) -> int:
+            preset = _preset.get()
+            if preset is not None:
+                _preset.set(None)
+                return preset
+            return super().generate_trace_id()
+
+    return PresetIds()
+
+
+def decide_root(name: str) -> trace.Span | None:
+    """The sampler's decision for a trace about to start here, taken before
+    any work is done for its root span. Dropped: a non-recording span of the
+    drawn trace id, not sampled, for the work to run under. Kept: None, and
+    the next root span started in this context gets the drawn id (so the
+    sampler, which decides by trace id, keeps it again)."""
+    from opentelemetry.sdk.trace.sampling import Decision
+
+    if _ids is None or _root_sampler is None:
+        return None
+    trace_id = _ids.generate_trace_id()
+    result = _root_sampler.should_sample(None, trace_id, name, trace.SpanKind.SERVER)
+    if result.decision is not Decision.DROP:
+        _preset.set(trace_id)
+        return None
+    span_context = trace.SpanContext(
+        trace_id, _ids.generate_span_id(), is_remote=False, trace_flags=trace.TraceFlags(0)
+    )
+    return trace.NonRecordingSpan(span_context)
 
 
 DEFAULT_SAMPLE_RATIO = 0.1

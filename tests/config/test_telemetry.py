@@ -96,3 +96,66 @@ def test_outside_a_recorded_trace_a_statement_runs_without_being_parsed():
     dropped = trace.NonRecordingSpan(trace.SpanContext(trace_id=0x3F, span_id=0x4F, is_remote=True))
     with trace.use_span(dropped):
         assert CursorTracer.traced_execution(bare, None, statement, "SELECT 2") == "ran SELECT 2"
+
+
+def _deciding(monkeypatch, sampler: object) -> tuple[TracerProvider, InMemorySpanExporter]:
+    """A provider wired as ``install_tracing`` wires it: ids drawn ahead, its sampler asked."""
+    from config import telemetry
+
+    ids = telemetry._preset_ids()
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=sampler, id_generator=ids)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(telemetry, "_ids", ids)
+    monkeypatch.setattr(telemetry, "_root_sampler", provider.sampler)
+    return provider, exporter
+
+
+def test_a_request_whose_trace_is_dropped_runs_under_a_not_sampled_span_and_nothing_else(
+    monkeypatch, rf
+):
+    from config.tracing_middleware import TracingMiddleware
+
+    provider, exporter = _deciding(monkeypatch, ParentBased(ALWAYS_OFF))
+    seen: list[trace.Span] = []
+
+    def view(request: object) -> str:
+        seen.append(trace.get_current_span())
+        # what runs below follows the decision: a task's span, a statement
+        with provider.get_tracer("celery").start_as_current_span("apply_async") as child:
+            assert not child.is_recording()
+            assert child.get_span_context().trace_id == seen[0].get_span_context().trace_id
+        return "ok"
+
+    middleware = TracingMiddleware.__new__(TracingMiddleware)
+    middleware.get_response, middleware.async_mode = view, False
+    before = trace.get_current_span()
+    assert middleware(rf.get("/api/v1/recall")) == "ok"
+    [span] = seen
+    assert span.get_span_context().is_valid and not span.get_span_context().trace_flags.sampled
+    assert not span.is_recording()
+    assert trace.get_current_span() is before  # detached after the request
+    assert exporter.get_finished_spans() == ()
+
+
+def test_a_kept_trace_starts_with_the_id_drawn_for_the_decision(monkeypatch):
+    from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+
+    from config import telemetry
+
+    provider, exporter = _deciding(monkeypatch, ParentBased(TraceIdRatioBased(0.5)))
+    tracer = provider.get_tracer("django")
+    kept = dropped = 0
+    for _ in range(200):
+        decided = telemetry.decide_root("GET /api/v1/recall")
+        if decided is not None:
+            dropped += 1
+            continue
+        kept += 1
+        drawn = telemetry._preset.get()
+        with tracer.start_as_current_span("GET api/v1/recall") as root:
+            # the instrumentation's root span: the drawn id, so the same decision
+            assert root.is_recording() and root.get_span_context().trace_id == drawn
+        assert telemetry._preset.get() is None  # used once
+    assert kept and dropped  # about half each
+    assert len(exporter.get_finished_spans()) == kept
