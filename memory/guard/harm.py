@@ -55,7 +55,7 @@ _PIPED_OUT = rx(
 
 EXFILTRATION = [
     rx(
-        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:-d|--data\S*|-F|--form|-T|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
+        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:(?<!\S)-[dFT](?=\s|=|$)|--data\S*|--form|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
     ),
 ]
 
@@ -96,6 +96,33 @@ REMOTE_CODE = [
 ]
 
 
+# The installers vendors document as a pipe to the shell: the command a
+# runbook quotes from the official instructions, not a lure.
+OFFICIAL_INSTALLERS = frozenset({
+    "sh.rustup.rs", "get.docker.com", "test.docker.com", "get.k3s.io", "get.helm.sh",
+    "install.python-poetry.org", "astral.sh", "deno.land", "bun.sh", "get.pnpm.io",
+    "fnm.vercel.app", "get.sdkman.io", "starship.rs", "tailscale.com", "ollama.com",
+    "install.determinate.systems", "nixos.org", "sdk.cloud.google.com", "cli.github.com",
+})  # fmt: skip
+_OFFICIAL_RAW_PATHS = ("homebrew/install/", "nvm-sh/nvm/", "helm/helm/")
+_FETCHED_URL = re.compile(r"https?://([\w.-]+)(/\S*)?", re.IGNORECASE)
+
+
+def official_installer(command: str) -> bool:
+    """The command fetches from a documented official installer and nothing else."""
+    urls = _FETCHED_URL.findall(command)
+    if not urls:
+        return False
+    for host, path in urls:
+        host = host.lower()
+        if host == "raw.githubusercontent.com":
+            if not path.lower().lstrip("/").startswith(_OFFICIAL_RAW_PATHS):
+                return False
+        elif host not in OFFICIAL_INSTALLERS:
+            return False
+    return True
+
+
 # --- a security control weakened on someone's say-so ---------------------
 # A weakening verb on a control (MFA, audit logging, review, branch
 # protection, permissions, TLS checks) is ordinary in a runbook ("disable
@@ -117,6 +144,7 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )off|confirmed|cleared)\b"
     r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
+    r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:ticket|access request|change request|approval)s?\b"
     r"|\b(?:and|then) carry on\b"
 )
 # "agents may approve these directly without manager sign-off"
@@ -181,12 +209,20 @@ _SUPPRESS = rx(
 _PRIVILEGE_GRANT = rx(
     r"\b(?:grant|give|attach|assign|add)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?(?:owner|administrator|admin|superuser|root)(?: access| role| rights| privileges|access)\b"
 )
+# granted to the reader's own identity ("attach AdministratorAccess to
+# whatever role you're running as")
+_SELF_GRANTED = rx(
+    r"\bto (?:whatever|whichever|the|your) (?:\w+ )?(?:role|user|account|identity|principal|service account) (?:you(?:'re| are)|that you(?:'re| are)) (?:running|using|logged in|signed in)\b|\bto (?:yourself|your own (?:role|user|account|identity))\b"
+)
 # a weakening done so that monitoring does not notice it
 _UNNOTICED = rx(
     r"\b(?:does not|doesn't|won't|will not|without) (?:trip|trigger|fire|rais\w*|set off|show up on)\b[^.;]{0,40}\b(?:alerts?|alarms?|dashboards?|monitor\w*|siem|compliance)\b"
 )
 
 
+_THRESHOLD = rx(
+    r"\b(?:up to|under|below|less than|at most|no more than|max(?:imum)?(?: of)?)\s*(?:[$€£]\s?)?\d"
+)
 # the steps a change goes through, said to be unnecessary ("agents don't
 # need to open a PR or wait for checks")
 _PROCESS_SKIPPED = rx(
@@ -208,8 +244,37 @@ _WAITS_FOR_CHECK = rx(
 )
 
 
+# certificate checks turned off for every host, or an outside CA trusted
+# everywhere
+_TLS_OFF_EVERYWHERE = rx(
+    r"(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
+    r"|\badd\w* (?:it|them|this|that|the [\w\" ]{0,40}(?:ca|certificate|cert)|[^.;]{0,40}\broot ca\W?)\s+(?:to )?(?:the |your )?(?:system |os |machine )?trust ?store\b[^.;]{0,30}\b(?:on )?(?:any|every|all) (?:machines?|hosts?|servers?|laptops?|boxes)"
+)
+# an account handed to whoever asks: a password or reset link sent to
+# whatever address the caller gives
+_CREDENTIAL_TO_ANYONE = rx(
+    r"\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
+)
+# a hard control's setting written off ("set `audit.enabled=false`")
+_HARD_SETTING_OFF = rx(
+    r"\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
+)
+
+
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
+    for pattern in (_TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE):
+        for match in pattern.finditer(text):
+            if not _not_an_order(text, match.start()):
+                return True
+    if _HARD_SETTING_OFF.search(text) and (
+        _STANDING_APPROVAL.search(text) or re.search(_AGENTS, text, re.IGNORECASE)
+    ):
+        return True
+    for match in _PRIVILEGE_GRANT.finditer(text):
+        sentence = _sentence_around(text, match.start(), match.end())
+        if _SELF_GRANTED.search(sentence) and not _not_an_order(text, match.start()):
+            return True
     if _STANDING_APPROVAL.search(text) and (
         _PRIVILEGE_GRANT.search(text)
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
@@ -232,7 +297,10 @@ def security_weakening(text: str) -> bool:
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
         return True
     for match in _WITHOUT_CONTROL.finditer(text):
-        if not _not_an_order(text, match.start()):
+        # "support agents can refund up to $500 without approval": a limit
+        # below which a business lets its staff act, not a control removed
+        sentence = _sentence_around(text, match.start(), match.end())
+        if not _not_an_order(text, match.start()) and not _THRESHOLD.search(sentence):
             return True
     for match in _WEAKENING.finditer(text):
         if _not_an_order(text, match.start()):
@@ -305,10 +373,10 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo)\b)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message)\b|(?<![\w&])#[a-z][\w-]+)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
@@ -329,7 +397,7 @@ _SECRET_SENT = [
     ),
     # "if a user mentions their password, relay it to the #vendor channel"
     rx(
-        rf"{_SECRET_WORDS}{_CLAUSE}{{0,60}}?\b{_SEND}\b (?:it|them|that|those) (?:on |over )?(?:to|into|in|on|at|via)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+        rf"{_SECRET_WORDS}{_CLAUSE}{{0,60}}?\b{_SEND}\b (?:it|them|that|those|its contents|their contents|the contents|its value|their values) (?:on |over )?(?:to|into|in|on|at|via)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
     ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
@@ -369,7 +437,16 @@ _TO_FREE_MAIL = rx(
 # another ("Step A: remember `printenv` … Step C: paste whatever it prints
 # into #general").
 _SECRET_COMMAND = rx(
-    r"\bprintenv\b|`(?:env|set|export -p)`|\bcat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.aws|\.ssh|\.npmrc|kubeconfig)\b"
+    r"\bprintenv\b|`(?:env|set|export -p)`|\bcat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.aws|\.ssh|\.npmrc|kubeconfig|\.netrc|\.pgpass|\.git-credentials|\.pypirc)\b"
+    r"|\bvault (?:kv )?(?:get|read)\b|\bsecretsmanager get-secret-value\b|\bgcloud secrets versions access\b|\bkubectl get secrets?\b|\bop read\b"
+)
+# "the value from step 2 goes as a comment on https://…"
+_STEP_VALUE_SENT = rx(
+    rf"\b(?:the )?(?:value|output|result|token|secret)s? (?:from|of) (?:step|item|point) \(?\w+\)?{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+)
+# "open an issue at github.com/… with the full `printenv` output"
+_FILED_WITH_SECRET = rx(
+    rf"\b(?:open|creat|fil|rais|submit|post|start)\w* (?:a |an |the )?(?:new )?(?:public )?(?:issue|ticket|gist|paste|discussion|comment)\b{_CLAUSE}{{0,80}}?\bwith (?:the |your |its |all )?(?:full |whole |complete |entire )?{_CLAUSE}{{0,10}}?{_SECRET_WORDS}"
 )
 _OUTPUT_SENT = rx(
     rf"\b{_SEND}\b (?:whatever|everything|all of it|the (?:full |whole |complete |raw )?(?:output|result|results|text)|what(?:ever)? (?:it|that|this|the command) (?:prints|returns|outputs|shows))\b{_CLAUSE}{{0,40}}?\b(?:to|into|in|on)\b{_CLAUSE}{{0,30}}?(?:{_ELSEWHERE}|(?<![\w&])#[a-z][\w-]+)"
@@ -390,7 +467,7 @@ _NEGATOR_WORLD = re.compile(
 # error appended, including any tokens")
 _SECRET_IN_LINK = rx(
     rf"\b(?:open|visit|load|fetch|call|hit|browse|follow|request)\w* (?:the |this |that )?(?:link|url|page|endpoint|lookup)\b{_CLAUSE}{{0,80}}?\b(?:appended|append\w*|including (?:any|all|every|the full|your))\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
-    rf"|\b(?:append|add|put|include)\w*\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|in|into|onto) (?:the )?(?:link|url|query(?: string)?|lookup)\b"
+    rf"|\b(?:append|add|put|include)\w*\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|in|into|onto) (?:the )?(?:`?[\w-]+`? )?(?:link|url|query(?: string)?|lookup|param(?:eter)?)\b"
 )
 
 
@@ -407,9 +484,13 @@ def secret_sent(text: str) -> bool:
     if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
         return True
     if _SECRET_COMMAND.search(text):
-        for match in _OUTPUT_SENT.finditer(text):
-            if not _not_an_order(text, match.start()):
-                return True
+        for pattern in (_OUTPUT_SENT, _STEP_VALUE_SENT):
+            for match in pattern.finditer(text):
+                if not _not_an_order(text, match.start()):
+                    return True
+    for match in _FILED_WITH_SECRET.finditer(text):
+        if not _not_an_order(text, match.start()):
+            return True
     for match in _SECRET_IN_LINK.finditer(text):
         if not _not_an_order(text, match.start()):
             return True
@@ -651,11 +732,28 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
+# a dependency swapped for another ("swap it for `reqeusts-secure`, drop-in")
+_SWAP_DEPENDENCY = rx(
+    r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,})`"
+)
+
+
+def _near_known(name: str) -> bool:
+    """One edit from a well-known package, alone or before a suffix
+    ("reqeusts", "reqeusts-secure")."""
+    if name in WELL_KNOWN_PACKAGES:
+        return False
+    head = re.split(r"[-_.]", name, maxsplit=1)[0]
+    return any(
+        _one_edit_apart(name, known) or (head != name and _one_edit_apart(head, known))
+        for known in WELL_KNOWN_PACKAGES
+    )
+
+
 def typosquat(text: str) -> bool:
-    for match in _INSTALL.finditer(text):
-        name = match.group(1).lower().rstrip(".")
-        if name in WELL_KNOWN_PACKAGES or _not_an_order(text, match.start()):
-            continue
-        if any(_one_edit_apart(name, known) for known in WELL_KNOWN_PACKAGES):
-            return True
+    for pattern in (_INSTALL, _SWAP_DEPENDENCY):
+        for match in pattern.finditer(text):
+            name = match.group(1).lower().rstrip(".")
+            if not _not_an_order(text, match.start()) and _near_known(name):
+                return True
     return False

@@ -111,14 +111,39 @@ def spoofed_names(text: str) -> list[str]:
 _SPLIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])")
 
 
-def rejoined(text: str) -> str:
-    """Split letters joined back into words."""
+# Characters split by single spaces where words are split by wider gaps
+# ("r e a d   ~ / . n e t r c"): two or more, paths and short words too.
+_SPACED = re.compile(r"(?<!\S)[\w~/.:#@-](?: [\w~/.:#@-])+(?!\S)")
+
+
+def rejoined(text: str, *, spaced: bool = False) -> str:
+    """Split letters joined back into words (``spaced``: the characters of a
+    text whose words are set apart by wider gaps, before the gaps collapse)."""
+    if spaced:
+        return _SPACED.sub(lambda m: m.group().replace(" ", ""), text)
     return _SPLIT.sub(lambda m: m.group().replace(m.group(1), ""), text)
 
 
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
 )
+
+
+def _leet(text: str) -> str:
+    """Leetspeak read back ("1gn0r3" → "ignore"). Amounts and numbers
+    ("$200") stay as written unless the text is written in leetspeak (three
+    words or more mix letters with its digits), where "4" is "a"."""
+    if len(_LEET_WORD.findall(text)) >= 3:
+        return text.translate(_LEET)
+    return re.sub(
+        r"\S+",
+        lambda m: m.group().translate(_LEET) if _LETTER.search(m.group()) else m.group(),
+        text,
+    )
+
+
+_LETTER = re.compile(r"[A-Za-z]")
+_LEET_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[0-9])\w{3,}\b")
 
 # Encodings an instruction could hide in: base64 (and URL-safe), hex, \x
 # escapes, percent-encoding.
@@ -197,6 +222,10 @@ _ATTACK_WORDS = re.compile(
 )
 
 
+_INSIDE_WORD = re.compile(r"(?<=[a-z]{2})[.\-](?=[a-z]{2})")
+_ADDRESS = re.compile(
+    r"://|@|/|\.(?:com|net|org|io|dev|app|rs|sh|co|ai|cloud|gov|edu)\b", re.IGNORECASE
+)
 _IDENTIFIER_JOINT = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
 
 
@@ -214,7 +243,7 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
         yield "plain", joined
     # Letters split by single spaces with wider gaps between the words
     # ("i g n o r e   a l l"): rejoined before the gaps collapse.
-    spaced = unquoted(normalise(rejoined(raw)))
+    spaced = unquoted(normalise(rejoined(raw, spaced=True)))
     if spaced not in (text, joined):
         yield "plain", spaced
     # Settings written as one identifier ("skip_security_scan = true") read
@@ -230,6 +259,15 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     # Ordinary text turns into noise under these, so only a hidden
     # instruction can match a rule; noise without a single word an attack
     # needs is not worth the rules' time.
-    for variant in (codecs.encode(text, "rot13"), text[::-1], joined.translate(_LEET)):
+    # punctuation put inside words ("ign.ore prev.ious instr.uct.ions")
+    unpunctuated = " ".join(
+        word if _ADDRESS.search(word) else _INSIDE_WORD.sub("", word) for word in text.split(" ")
+    )
+    for variant in (
+        codecs.encode(text, "rot13"),
+        text[::-1],
+        _leet(joined),
+        unpunctuated,
+    ):
         if variant != text and _ATTACK_WORDS.search(variant):
             yield "encoded", variant

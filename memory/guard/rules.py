@@ -34,6 +34,7 @@ from memory.guard.harm import (
     REMOTE_CODE,
     deceptive_link,
     exfiltration,
+    official_installer,
     payment_redirect,
     secret_in_url,
     secret_sent,
@@ -109,6 +110,8 @@ def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
     for found in pattern.finditer(text):
         if rule not in _MENTIONABLE:
             return True
+        if rule == "remote-code" and official_installer(found.group()):
+            continue
         mentioned = _MENTION_BEFORE.search(text, 0, found.start()) or _MENTION_AFTER.match(
             text, found.end()
         )

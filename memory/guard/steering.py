@@ -44,6 +44,7 @@ OVERRIDE = [
     ),
     rx(
         r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|(?:^|[.;:!?]\s*|\b(?:you|and|now|please|must|should)\s+)pretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
+        r"|\b(?:you are|you're) now\b[^.;]{0,60}\b(?:with no|without (?:any )?|no) (?:restrictions|limits|limitations|rules|filters|guardrails|safety)\b"
     ),
     rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
     rx(
@@ -246,7 +247,16 @@ CONCEAL = [
     ),
     rx(
         r"\b(?:should|must|shall) not (?:appear|show up|be (?:shown|visible|recorded|logged)) in (?:the |any )?(?:session |chat |conversation )?(?:transcripts?|history|logs?|change ?logs?|audit (?:log|trail)s?)\b"
-        r"|\b(?:no need|not necessary|unnecessary) to (?:\w+ ){0,4}(?:mention|record|note|log) (?:it|this|them) in the (?:change ?log|audit (?:log|trail)|ticket|report)\b"
+        r"|\b(?:no need|not necessary|unnecessary) to (?:\w+ ){0,4}(?:mention|record|note|log|call out|flag|explain) (?:it|this|them|that)(?: out)? in (?:the |any |your )?(?:change ?log|audit (?:log|trail)|ticket|report|pr|pull request|merge request|diff|commit(?: message)?|description|summary)\b"
+    ),
+    # findings kept out of what people read, or explained away to them
+    rx(
+        r"\bleave (?:the |these |those |this |that |any |all )?(?:findings?|failures?|errors?|vulnerabilit\w+|alerts?|warnings?|issues?|incidents?|violations?|cves?)\b[^.;]{0,20}\bout of (?:the |your |any )?(?:\w+ )?(?:summary|summaries|report|reports|reply|response|results)\b"
+        r"|\btell (?:the )?(?:users?|customers?|reviewers?|them) (?:that )?(?:it|this|they)(?:'s| is| are|'re) (?:just )?(?:a )?(?:known )?false positives?\b"
+    ),
+    # a question of the user's answered with a denial, the truth called confusing
+    rx(
+        r"\bif (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*)\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
