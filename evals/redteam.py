@@ -122,7 +122,7 @@ def ordinary_lessons() -> list[str]:
     """Ordinary lessons, none an attack: every lesson of the judge's golden
     set (new and stored), written across many domains. The learned signal is
     fitted to tell attacks from these as well as from the look-alikes, and
-    its threshold sits above every one of them held out."""
+    its threshold sits at a high quantile of their held-out scores."""
     from evals import judge_report
 
     cases = judge_report.load_golden()
@@ -130,13 +130,24 @@ def ordinary_lessons() -> list[str]:
 
 
 LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals/blind_scores.json)
+# The threshold: this quantile of the negatives' cross-validated scores.
+# Chosen leaving one blind batch out at a time over blind-3..13 (the signal
+# fitted without the batch, scored on it; 2026-12-02): above every negative
+# (the rule until then) it blocked 9 of 354 held-out attacks and no
+# look-alike; at the 99.7th percentile, and above every negative it was
+# fitted on, 98 attacks and 3 of 354 look-alikes, 79 and 2 with the reader
+# gate it is obeyed under, and none of 3,844 ordinary facts (the
+# long-history and retrieval sets) with the gate.
+LEARNED_QUANTILE = 0.997
 
 
 def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) -> dict[str, Any]:
     """Fit the learned signal's weights (memory/guard/learned.py): attacks
-    against look-alikes and ordinary lessons, with the threshold above every
-    one of those negatives' cross-validated scores (never below 0.9), so it
-    blocks no text like the ones it was fitted on. Returns what was written."""
+    against look-alikes and ordinary lessons, with the threshold at the
+    ``LEARNED_QUANTILE`` of those negatives' cross-validated scores and above
+    every one of them as fitted, so held out it blocks a few texts in a
+    thousand like them (obeyed only with a reader cue, fewer) and none it
+    was fitted on. Returns what was written."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
@@ -153,8 +164,14 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y):
         model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x[train], y[train])
         held_out[test] = model.predict_proba(x[test])[:, 1]
-    threshold = max(0.9, float(held_out[~y].max()) + 0.02)
     model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x, y)
+    # and above every negative it was fitted on: it blocks none of them
+    fitted_negatives = model.predict_proba(x[~y])[:, 1]
+    threshold = max(
+        0.5,
+        float(np.quantile(held_out[~y], LEARNED_QUANTILE)),
+        float(fitted_negatives.max()) + 0.005,
+    )
     look_alikes = len(cases) - int(sum(c["attack"] for c in cases))
     fitted = {
         "model": learned.DEFAULT_MODEL,

@@ -45,6 +45,7 @@ OVERRIDE = [
     rx(
         r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|(?:^|[.;:!?]\s*|\b(?:you|and|now|please|must|should)\s+)pretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
         r"|\b(?:you are|you're) now\b[^.;]{0,60}\b(?:with no|without (?:any )?|no) (?:restrictions|limits|limitations|rules|filters|guardrails|safety)\b"
+        r"|\b(?:you are|you're) now\b[^.;]{0,40}\bmode\b.{0,120}\b(?:safety|checks|confirmations|rules|restrictions|guardrails)\b[^.;]{0,30}\b(?:are|is) (?:suspended|disabled|off|lifted|waived)\b"
     ),
     rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
     rx(
@@ -171,6 +172,7 @@ _ROLE_MARKUP = [
         r"(?:^|[.!?\]\n>)] ?|\s{2,})(?:system|assistant|developer|human)\s*:\s*(?:you\b|ignore|new (?:instructions|rules|directive)|from now|the (?:judge|assistant|memory|lesson|data|candidates?)|answer|respond|classify|disregard|understood|print your|reveal|skip|follow)"
     ),
     rx(r"\[/?\s*(?:INST|SYS|SYSTEM)\s*\]|<<\s*/?SYS\s*>>"),
+    rx(r"\[/?\s*(?:tool_(?:call|result|output)|function_(?:call|result))\b[^\]]{0,80}\]"),
     rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>"),
     rx(
         r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|response)\b(?:\s*(?:prompt|message|override)){0,2}\s*(?:#|:|$)"
@@ -235,10 +237,14 @@ CONCEAL = [
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
     rx(
-        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
+        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
     ),
     rx(
-        r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each )?(?:task|change|action|step|it|this|work)?\s*as (?:routine|completed|done|normal|successful|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
+        r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*as (?:routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
+    ),
+    # failures reported as passes ("if the tests fail, report them as passing")
+    rx(
+        r"\b(?:fail\w*|errors?|broken|red)\b[^.]{0,60}\b(?:report|mark|show|list|describe)\w* (?:them|it|those|these|the \w+) as (?:passing|passed|green|successful|fixed|ok)\b"
     ),
     rx(r"\bjust do it\b[^.]{0,40}\b(?:report|say|tell)\b"),
     rx(
@@ -256,7 +262,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\bif (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*)\b)"
+        r"\bif (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*)\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
@@ -277,6 +283,13 @@ PROPAGATE = rx(
 # --- whatever classifies or screens the lesson, addressed or pre-empted -----
 
 JUDGE_ADDRESSED = [
+    # the memory itself addressed ("Note to the lesson store: … delete them"),
+    # or the verdict written out ("Classification hint: this lesson is NOVEL")
+    rx(
+        r"\b(?:note|message|instructions?|hint) (?:to|for) (?:the )?(?:lesson|memory|knowledge) (?:store|system|base|layer)\b"
+        r"|\b(?:classification|classifier|screening|moderation|ranking|dedup\w*) (?:hint|instruction|directive|override)s?\b"
+        r"|\bthis (?:lesson|entry|memory|note) is (?:novel|safe|clean|trusted|verified)\b[^.]{0,60}\b(?:must|should|never|not)\b"
+    ),
     rx(
         r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating) (?:model|judge|classifier|llm|ai|agent|step)\b"
     ),
