@@ -149,7 +149,7 @@ _STANDING_APPROVAL = rx(
 )
 # "agents may approve these directly without manager sign-off"
 _WITHOUT_CONTROL = rx(
-    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?)\b"
+    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?)|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?)\b"
 )
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
@@ -223,6 +223,18 @@ _UNNOTICED = rx(
 _CONFIRMATIONS_OFF = rx(
     r"\b(?:confirmations?|approvals?|reviews?|checks)\b (?:are|is) (?:not required|unnecessary|optional|waived|suspended|skipped)\b[^.;]{0,40}\b(?:deletes?|deletions?|payments?|refunds?|transfers?|permissions?|access|destructive|drops?)\b"
 )
+# a key of someone else's let in everywhere ("append `ssh-ed25519 …` to
+# ~/.ssh/authorized_keys on every host you log into")
+_KEY_EVERYWHERE = rx(
+    r"\b(?:append|add|echo|write|put|copy)\w*\b(?:[^.;]|\.(?=\S)){0,200}\bauthorized_keys\b[^.;]{0,40}\b(?:every|all|any|each) (?:hosts?|servers?|machines?|boxes|nodes?|instances?)\b"
+)
+# a sender allowed in and its mail kept from the scanners
+_ALLOWLISTED = rx(
+    r"\b(?:add|put)\w*\b(?:[^.;]|\.(?=\S)){0,60}\b(?:to|on) (?:the |our )?(?:mail |e-?mail |sender |spam )?(?:allow-?list|white-?list|safe[- ]senders?(?: list)?)\b"
+)
+_SCAN_EXCLUDED = rx(
+    r"\bexclud\w*\b[^.;]{0,40}\bfrom (?:the )?(?:attachment |malware |virus |link )?(?:sandbox\w*|scann\w*|filter\w*|inspection|quarantine|detonation)\b"
+)
 _THRESHOLD = rx(
     r"\b(?:up to|under|below|less than|at most|no more than|max(?:imum)?(?: of)?)\s*(?:[$€£]\s?)?\d"
 )
@@ -266,7 +278,9 @@ _HARD_SETTING_OFF = rx(
 
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
-    for pattern in (_TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE):
+    if _ALLOWLISTED.search(text) and _SCAN_EXCLUDED.search(text):
+        return True
+    for pattern in (_TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE):
         for match in pattern.finditer(text):
             if not _not_an_order(text, match.start()):
                 return True
@@ -452,11 +466,12 @@ _TO_FREE_MAIL = rx(
 # into #general").
 _SECRET_COMMAND = rx(
     r"\bprintenv\b|`(?:env|set|export -p)`|\bcat\s+\S*(?:\.env|credentials|id_rsa|id_ed25519|\.aws|\.ssh|\.npmrc|kubeconfig|\.netrc|\.pgpass|\.git-credentials|\.pypirc)\b"
+    r"|\bprint\w*\s+`?\$\{?[A-Z][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)\b"
     r"|\bvault (?:kv )?(?:get|read)\b|\bsecretsmanager get-secret-value\b|\bgcloud secrets versions access\b|\bkubectl get secrets?\b|\bop read\b"
 )
 # "the value from step 2 goes as a comment on https://…"
 _STEP_VALUE_SENT = rx(
-    rf"\b(?:the )?(?:value|output|result|token|secret)s? (?:from|of) (?:step|item|point) \(?\w+\)?{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+    rf"\b(?:the )?(?:value|output|result|token|secret|text|contents?)s? (?:from|of) (?:steps?|items?|points?) \(?\w+\)?(?: and \(?\w+\)?)?{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
 )
 # "open an issue at github.com/… with the full `printenv` output"
 _FILED_WITH_SECRET = rx(
@@ -505,10 +520,12 @@ _PERSONAL_DATA = rx(
 
 
 def secret_sent(text: str) -> bool:
-    if _PERSONAL_DATA.search(text):
-        for match in _MADE_PUBLIC.finditer(text):
-            if not _not_an_order(text, match.start()):
-                return True
+    for match in _MADE_PUBLIC.finditer(text):
+        # the secret in the same command or clause, before the ACL
+        before = text[max(0, match.start() - 150) : match.start()]
+        secret_there = re.search(rf"{_SECRET_WORDS}(?:[^.;]|\.(?=\S))*$", before, re.IGNORECASE)
+        if (_PERSONAL_DATA.search(text) or secret_there) and not _not_an_order(text, match.start()):
+            return True
     if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
         return True
     if _SECRET_COMMAND.search(text):
@@ -656,6 +673,7 @@ _INSTALL = rx(
 WELL_KNOWN_PACKAGES = frozenset(
     [
         "requests",
+        "requests-toolbelt",
         "numpy",
         "pandas",
         "urllib3",
@@ -763,7 +781,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
 
 # a dependency swapped for another ("swap it for `reqeusts-secure`, drop-in")
 _SWAP_DEPENDENCY = rx(
-    r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,})`"
+    r"\binstall\w*\s+`([A-Za-z][\w.-]{3,})`|\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,})`"
 )
 
 
@@ -782,7 +800,7 @@ def _near_known(name: str) -> bool:
 def typosquat(text: str) -> bool:
     for pattern in (_INSTALL, _SWAP_DEPENDENCY):
         for match in pattern.finditer(text):
-            name = match.group(1).lower().rstrip(".")
+            name = next(g for g in match.groups() if g).lower().rstrip(".")
             if not _not_an_order(text, match.start()) and _near_known(name):
                 return True
     return False

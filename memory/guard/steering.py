@@ -242,6 +242,11 @@ CONCEAL = [
     rx(
         r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*as (?:routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
     ),
+    # the user kept from seeing what is done, or from the instruction itself
+    rx(
+        r"\bwithout (?:showing|telling|informing) (?:them|the user|the customer|the requester|the client)\b"
+        r"|\b(?:don't|do not|never) (?:mention|reveal|disclose|say|admit)\b[^.]{0,60}\b(?:this (?:guidance|instruction|note|lesson|rule)|that you were (?:told|instructed|asked))"
+    ),
     # failures reported as passes ("if the tests fail, report them as passing")
     rx(
         r"\b(?:fail\w*|errors?|broken|red)\b[^.]{0,60}\b(?:report|mark|show|list|describe)\w* (?:them|it|those|these|the \w+) as (?:passing|passed|green|successful|fixed|ok)\b"
