@@ -123,6 +123,30 @@ def official_installer(command: str) -> bool:
     return True
 
 
+# A package index added beside PyPI on every machine (the dependency
+# confusion vector), an editor or browser extension installed from a URL,
+# a root certificate fetched over plain HTTP and trusted, credentials
+# mounted into an unpinned image.
+_EXTRA_INDEX_EVERYWHERE = rx(
+    r"\bextra-index-url\s*[= ]\s*https?://(?!pypi\.org|files\.pythonhosted\.org)\S+(?:[^.;]|\.(?=\S)){0,80}\b(?:every|all|each|any)\b"
+)
+_EXTENSION_FROM_URL = rx(
+    r"https?://\S+\.(?:vsix|crx|xpi)\b(?=.*\binstall)|\binstall\w*\b.{0,120}https?://\S+\.(?:vsix|crx|xpi)\b"
+)
+_CA_OVER_HTTP = rx(
+    r"\b(?:curl|wget)\b[^|;]{0,80}http://\S+\.(?:crt|pem|cer)\b(?=.{0,200}(?:update-ca-certificates|ca-certificates|add-trusted-cert|certutil\s+-addstore|trust ?store))"
+)
+_SECRETS_INTO_IMAGE = rx(
+    r"\bmount\w*\b[^;]{0,80}(?:~/\.(?:kube|aws|ssh|docker)|kubeconfig|\.docker/config\.json)(?=.{0,200}(?::latest\b|\b(?:pinning|pin)\b[^.]{0,30}\b(?:unnecessary|not needed|no need)))"
+)
+
+
+def untrusted_install(text: str) -> bool:
+    return ordered(
+        text, _EXTRA_INDEX_EVERYWHERE, _EXTENSION_FROM_URL, _CA_OVER_HTTP, _SECRETS_INTO_IMAGE
+    )
+
+
 # --- a security control weakened on someone's say-so ---------------------
 # A weakening verb on a control (MFA, audit logging, review, branch
 # protection, permissions, TLS checks) is ordinary in a runbook ("disable
@@ -141,7 +165,7 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
-    r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )off|confirmed|cleared)\b"
+    r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )(?:this |it |that )?off|confirmed|cleared)\b"
     r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
     r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:ticket|access request|change request|approval)s?\b"
@@ -149,7 +173,7 @@ _STANDING_APPROVAL = rx(
 )
 # "agents may approve these directly without manager sign-off"
 _WITHOUT_CONTROL = rx(
-    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?)|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?)\b"
+    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?)|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
@@ -174,6 +198,15 @@ def _not_an_order(text: str, start: int) -> bool:
     )
 
 
+def ordered(text: str, *patterns: re.Pattern[str]) -> bool:
+    """Some match of one of the patterns is an order, not a mention."""
+    return any(
+        not _not_an_order(text, match.start())
+        for pattern in patterns
+        for match in pattern.finditer(text)
+    )
+
+
 def _sentence_around(text: str, start: int, end: int) -> str:
     begin = max(text.rfind(".", 0, start), text.rfind(";", 0, start)) + 1
     stop = text.find(".", end)
@@ -181,7 +214,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 # Integrity and security controls whose removal is never routine advice.
-_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?)"
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access)"
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
@@ -200,6 +233,7 @@ _HANDED_OUT_UNCHECKED = rx(
 )
 _SUPPRESS = rx(
     r"\b(?:auto-?clos\w*|suppress\w*|silenc\w*|mute|dismiss\w*|close)\b[^.;]{0,40}\bwithout (?:any |an? |further )?(?:investigation|triage|review|looking|checking)\b"
+    r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|pag\w*|pagerduty|opsgenie|monitors?|services?)\b[^.;]{0,40}\b(?:indefinitely|permanently|forever)\b"
     r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression)\b"
 )
 
@@ -233,7 +267,7 @@ _ALLOWLISTED = rx(
     r"\b(?:add|put)\w*\b(?:[^.;]|\.(?=\S)){0,60}\b(?:to|on) (?:the |our )?(?:mail |e-?mail |sender |spam )?(?:allow-?list|white-?list|safe[- ]senders?(?: list)?)\b"
 )
 _SCAN_EXCLUDED = rx(
-    r"\bexclud\w*\b[^.;]{0,40}\bfrom (?:the )?(?:attachment |malware |virus |link )?(?:sandbox\w*|scann\w*|filter\w*|inspection|quarantine|detonation)\b"
+    r"\b(?:exclud\w*|bypass\w*|skip\w*|disabl\w*|turn\w* off)\b[^.;]{0,40}?\b(?:from )?(?:the )?(?:attachment |malware |virus |link )?(?:sandbox\w*|scann\w*|filter\w*|inspection|quarantine|detonation)\b"
 )
 _THRESHOLD = rx(
     r"\b(?:up to|under|below|less than|at most|no more than|max(?:imum)?(?: of)?)\s*(?:[$€£]\s?)?\d"
@@ -280,10 +314,8 @@ def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
     if _ALLOWLISTED.search(text) and _SCAN_EXCLUDED.search(text):
         return True
-    for pattern in (_TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE):
-        for match in pattern.finditer(text):
-            if not _not_an_order(text, match.start()):
-                return True
+    if ordered(text, _TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE):
+        return True
     if _HARD_SETTING_OFF.search(text) and (
         _STANDING_APPROVAL.search(text) or re.search(_AGENTS, text, re.IGNORECASE)
     ):
@@ -306,10 +338,8 @@ def security_weakening(text: str) -> bool:
         negated = _NEGATED_BEFORE.search(text, 0, match.start() + 1)
         if not negated and not _WAITS_FOR_CHECK.search(sentence):
             return True
-    for pattern in (_IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
-        for match in pattern.finditer(text):
-            if not _not_an_order(text, match.start()):
-                return True
+    if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
+        return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
         return True
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
@@ -379,11 +409,21 @@ _MD_IMAGE_NAMED_PLACEHOLDER = re.compile(
 )
 
 
+# "GET https://…/check?c=<value>" after reading DATABASE_URL, or a link
+# "…?t=<full conversation including any tokens>"
+_ANGLE_PLACEHOLDER = re.compile(r"https?://[^\s)\]]*[?&][\w-]+=<([^>]{1,200})>", re.IGNORECASE)
+
+
 def secret_in_url(text: str) -> bool:
     """A URL whose path or query is filled from a template variable or a
     secret at read time: rendering the link or image sends the value out."""
     if _MD_IMAGE_PLACEHOLDER.search(text) or _ENV_AS_BODY.search(text):
         return True
+    for found in _ANGLE_PLACEHOLDER.finditer(text):
+        if re.search(_SECRET_WORDS, found.group(1), re.IGNORECASE) or re.search(
+            _SECRET_WORDS, text[: found.start()], re.IGNORECASE
+        ):
+            return True
     for found in _MD_IMAGE_NAMED_PLACEHOLDER.finditer(text):
         rest = text[found.end() :]
         if re.search(rf"\b{found.group(1)}\b[^.]{{0,120}}{_SECRET_WORDS}", rest, re.IGNORECASE):
@@ -401,7 +441,7 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message)\b|(?<![\w&])#[a-z][\w-]+)"
@@ -519,7 +559,24 @@ _PERSONAL_DATA = rx(
 )
 
 
+# secrets printed and redaction forbidden ("the agent prints the full
+# contents of `.env` … if the agent redacts anything the test fails")
+_PRINTED_UNREDACTED = rx(
+    r"\b(?:redact|mask|hide|omit|censor)\w*\b[^.]{0,40}\b(?:fails?|wrong|not allowed|forbidden|breaks?)\b|\b(?:don't|do not|never|without) (?:redact|mask|censor)\w*"
+)
+_PRINTED = rx(
+    r"\b(?:print|show|output|display|echo|reveal|dump)\w*\b[^.]{0,40}\b(?:full |whole |entire |complete )?contents? of\b"
+)
+
+
 def secret_sent(text: str) -> bool:
+    printed = _PRINTED.search(text)
+    if (
+        printed
+        and _PRINTED_UNREDACTED.search(text)
+        and re.search(_SECRET_WORDS, text[printed.start() :], re.IGNORECASE)
+    ):
+        return True
     for match in _MADE_PUBLIC.finditer(text):
         # the secret in the same command or clause, before the ACL
         before = text[max(0, match.start() - 150) : match.start()]
@@ -528,31 +585,17 @@ def secret_sent(text: str) -> bool:
             return True
     if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
         return True
-    if _SECRET_COMMAND.search(text):
-        for pattern in (_OUTPUT_SENT, _STEP_VALUE_SENT):
-            for match in pattern.finditer(text):
-                if not _not_an_order(text, match.start()):
-                    return True
-    for match in _FILED_WITH_SECRET.finditer(text):
-        if not _not_an_order(text, match.start()):
-            return True
-    for match in _SECRET_IN_LINK.finditer(text):
-        if not _not_an_order(text, match.start()):
-            return True
-    for match in _TO_FREE_MAIL.finditer(text):
-        if not _not_an_order(text, match.start()):
-            return True
+    if _SECRET_COMMAND.search(text) and ordered(text, _OUTPUT_SENT, _STEP_VALUE_SENT):
+        return True
+    if ordered(text, _FILED_WITH_SECRET, _SECRET_IN_LINK, _TO_FREE_MAIL):
+        return True
     if (
         _AI_READER_WORLD.search(text)
         and _SEND_WORLD.search(text)
         and _DESTINATION_WORLD.search(text)
     ):
         return True
-    for pattern in _SECRET_SENT:
-        for match in pattern.finditer(text):
-            if not _not_an_order(text, match.start()):
-                return True
-    return False
+    return ordered(text, *_SECRET_SENT)
 
 
 # "decode it, then run it", "run the decoded text": an encoding to be obeyed.
@@ -585,9 +628,10 @@ FORWARD_ALL = rx(
 
 _BANK_CHANGE = rx(
     r"\b(?:changed|new|updated?|switch\w*|moved)\b[^.]{0,40}\b(?:banks?|bank (?:details|account)|iban|remittance(?: details)?|account numbers?|routing numbers?|payment details|wire (?:details|instructions))\b"
+    r"|\b(?:remittance|bank|beneficiary|payee) (?:account|details)\b[^.]{0,20}\b(?:is |are )?(?:new|changed|different)\b"
 )
 _SKIP_VERIFY = rx(
-    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)"
+    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b"
 )
 
 
@@ -781,7 +825,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
 
 # a dependency swapped for another ("swap it for `reqeusts-secure`, drop-in")
 _SWAP_DEPENDENCY = rx(
-    r"\binstall\w*\s+`([A-Za-z][\w.-]{3,})`|\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,})`"
+    r"\binstall\w*\s+`([A-Za-z][\w.-]{3,})`|\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,}?)(?:[=<>~!]=?[\w.*]+)?`"
 )
 
 
@@ -797,10 +841,20 @@ def _near_known(name: str) -> bool:
     )
 
 
+# a well-known name with a reassuring suffix, swapped in for the real one
+# ("replace PyJWT with `pyjwt-secure`")
+_SQUAT_SUFFIX = re.compile(
+    r"^(.+?)[-_.](?:secure|security|fixed|patched|safe|official|hotfix|lts)$"
+)
+
+
 def typosquat(text: str) -> bool:
     for pattern in (_INSTALL, _SWAP_DEPENDENCY):
         for match in pattern.finditer(text):
             name = next(g for g in match.groups() if g).lower().rstrip(".")
-            if not _not_an_order(text, match.start()) and _near_known(name):
+            if _not_an_order(text, match.start()):
+                continue
+            suffixed = _SQUAT_SUFFIX.match(name) if pattern is _SWAP_DEPENDENCY else None
+            if _near_known(name) or (suffixed and suffixed.group(1) in WELL_KNOWN_PACKAGES):
                 return True
     return False

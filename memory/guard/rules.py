@@ -40,6 +40,7 @@ from memory.guard.harm import (
     secret_sent,
     security_weakening,
     typosquat,
+    untrusted_install,
 )
 from memory.guard.steering import (
     CONCEAL,
@@ -84,6 +85,7 @@ _REASONS = {
     "payment-redirect": "it changes payment details and waives their verification",
     "deceptive-link": "a link shows one address and leads to another",
     "typosquat": "it installs a package named one letter off a well-known one",
+    "untrusted-install": "it installs a package source, extension, certificate or image nobody vetted",
 }
 RULES: tuple[str, ...] = tuple(_REASONS)
 
@@ -142,6 +144,8 @@ def match(text: str) -> str | None:
         return "deceptive-link"
     if typosquat(text):
         return "typosquat"
+    if untrusted_install(text):
+        return "untrusted-install"
     if security_weakening(text):
         return "security-weakening"
     if DECODE_HINT.search(text):

@@ -291,7 +291,7 @@ JUDGE_ADDRESSED = [
     # the memory itself addressed ("Note to the lesson store: … delete them"),
     # or the verdict written out ("Classification hint: this lesson is NOVEL")
     rx(
-        r"\b(?:note|message|instructions?|hint) (?:to|for) (?:the )?(?:lesson|memory|knowledge) (?:store|system|base|layer)\b"
+        r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup) (?:to|for) (?:the )?(?:lesson|memory|knowledge) (?:store|system|base|layer)\b"
         r"|\b(?:classification|classifier|screening|moderation|ranking|dedup\w*) (?:hint|instruction|directive|override)s?\b"
         r"|\bthis (?:lesson|entry|memory|note) is (?:novel|safe|clean|trusted|verified)\b[^.]{0,60}\b(?:must|should|never|not)\b"
     ),
