@@ -106,10 +106,25 @@ _MENTION_AFTER = re.compile(
     r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b", re.IGNORECASE
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
+# Someone's request described with the refusal it gets ("when a customer asks
+# the bot to print its system prompt, it should say it can't share it").
+_ASKED_BEFORE = re.compile(r"\basks?\b[^.;]{0,60}\bto $", re.IGNORECASE)
+_REFUSED_AFTER = re.compile(
+    r"[^.;]{0,40}\b(?:should|must|will) (?:say|reply|answer|respond|explain)\w*\b[^.;]{0,30}\b(?:can't|cannot|can not|won't|isn't able|is not able|declin\w*|refus\w*)"
+    r"|[^.;]{0,40}\b(?:should|must) (?:refuse|decline)\b",
+    re.IGNORECASE,
+)
 
 
 def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
     for found in pattern.finditer(text):
+        if rule == "prompt-extraction":
+            if not (
+                _ASKED_BEFORE.search(text, 0, found.start())
+                and _REFUSED_AFTER.match(text, found.end())
+            ):
+                return True
+            continue
         if rule not in _MENTIONABLE:
             return True
         if rule == "remote-code" and official_installer(found.group()):
