@@ -141,9 +141,32 @@ _SECRETS_INTO_IMAGE = rx(
 )
 
 
+# fork code run with the repository's secrets: pull_request_target checking
+# out the PR's head
+_PWN_REQUEST = rx(
+    r"\bpull_request_target\b(?=.{0,200}\bgithub\.event\.pull_request\.head\.(?:sha|ref)\b)"
+)
+# an outside account let into a role ("add account 210987654321 to the
+# role's trust policy")
+_OUTSIDE_TRUST = rx(
+    r"\badd\w* (?:the )?(?:aws )?account (?:id )?\d{12}\b[^.;]{0,60}\btrust (?:policy|relationship)\b"
+)
+# a private package index removed in favour of the public one
+_PRIVATE_INDEX_DROPPED = rx(
+    r"\bremov\w* (?:the )?(?:private|internal|corporate) (?:index|registry|mirror|feed)\b(?=.{0,200}\b(?:pypi\.org|registry\.npmjs\.org)\b)|\b(?:pypi\.org|registry\.npmjs\.org)\b.{0,200}\bremov\w* (?:the )?(?:private|internal|corporate) (?:index|registry|mirror|feed)\b"
+)
+
+
 def untrusted_install(text: str) -> bool:
     return ordered(
-        text, _EXTRA_INDEX_EVERYWHERE, _EXTENSION_FROM_URL, _CA_OVER_HTTP, _SECRETS_INTO_IMAGE
+        text,
+        _EXTRA_INDEX_EVERYWHERE,
+        _EXTENSION_FROM_URL,
+        _CA_OVER_HTTP,
+        _SECRETS_INTO_IMAGE,
+        _PWN_REQUEST,
+        _OUTSIDE_TRUST,
+        _PRIVATE_INDEX_DROPPED,
     )
 
 
@@ -198,6 +221,14 @@ def _not_an_order(text: str, start: int) -> bool:
     )
 
 
+# "no need to mention it in the change ticket": a weakening kept quiet
+CONCEAL_HINTS = [
+    rx(
+        r"\b(?:no need|not necessary|unnecessary|don't|do not) (?:to )?(?:mention|record|note|log|flag)\w* (?:it|this|that|them)\b"
+    )
+]
+
+
 def ordered(text: str, *patterns: re.Pattern[str]) -> bool:
     """Some match of one of the patterns is an order, not a mention."""
     return any(
@@ -214,7 +245,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 # Integrity and security controls whose removal is never routine advice.
-_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access)"
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*))"
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
@@ -263,11 +294,22 @@ _KEY_EVERYWHERE = rx(
     r"\b(?:append|add|echo|write|put|copy)\w*\b(?:[^.;]|\.(?=\S)){0,200}\bauthorized_keys\b[^.;]{0,40}\b(?:every|all|any|each) (?:hosts?|servers?|machines?|boxes|nodes?|instances?)\b"
 )
 # a sender allowed in and its mail kept from the scanners
+_KEY_KEPT = rx(
+    r"\bssh-(?:ed25519|rsa|dss|ecdsa\S*)\s+AAAA\S+[^>\n]{0,80}>>\s*\S*authorized_keys\b(?=.{0,120}\b(?:leave it|keep it|permanent\w*|for future|do not remove|don't remove)\b)"
+)
 _ALLOWLISTED = rx(
     r"\b(?:add|put)\w*\b(?:[^.;]|\.(?=\S)){0,60}\b(?:to|on) (?:the |our )?(?:mail |e-?mail |sender |spam )?(?:allow-?list|white-?list|safe[- ]senders?(?: list)?)\b"
 )
 _SCAN_EXCLUDED = rx(
     r"\b(?:exclud\w*|bypass\w*|skip\w*|disabl\w*|turn\w* off)\b[^.;]{0,40}?\b(?:from )?(?:the )?(?:attachment |malware |virus |link )?(?:sandbox\w*|scann\w*|filter\w*|inspection|quarantine|detonation)\b"
+)
+# a control said to be gone ("the team-lead approval rule was retired in Q3")
+# beside an order to approve, pay or grant
+_CONTROL_RETIRED = rx(
+    r"\b(?:approval|review|sign-?off|verification|escalation|check)\w* (?:rule|requirement|step|policy|process) (?:was|has been|is|got) (?:retired|removed|dropped|abolished|deprecated|lifted|scrapped)\b"
+)
+_GRANTING_ORDER = rx(
+    r"\b(?:approve|pay|refund|grant|merge|release|wire)\w*\b[^.;]{0,60}\b(?:immediately|directly|right away|without)\b"
 )
 _THRESHOLD = rx(
     r"\b(?:up to|under|below|less than|at most|no more than|max(?:imum)?(?: of)?)\s*(?:[$€£]\s?)?\d"
@@ -306,7 +348,7 @@ _CREDENTIAL_TO_ANYONE = rx(
 )
 # a hard control's setting written off ("set `audit.enabled=false`")
 _HARD_SETTING_OFF = rx(
-    r"\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
+    r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
 )
 
 
@@ -314,10 +356,14 @@ def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
     if _ALLOWLISTED.search(text) and _SCAN_EXCLUDED.search(text):
         return True
-    if ordered(text, _TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE):
+    if _CONTROL_RETIRED.search(text) and ordered(text, _GRANTING_ORDER):
+        return True
+    if ordered(text, _TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE, _KEY_KEPT):
         return True
     if _HARD_SETTING_OFF.search(text) and (
-        _STANDING_APPROVAL.search(text) or re.search(_AGENTS, text, re.IGNORECASE)
+        _STANDING_APPROVAL.search(text)
+        or re.search(_AGENTS, text, re.IGNORECASE)
+        or any(p.search(text) for p in CONCEAL_HINTS)
     ):
         return True
     for match in _PRIVILEGE_GRANT.finditer(text):
@@ -444,7 +490,7 @@ _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message)\b|(?<![\w&])#[a-z][\w-]+)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
@@ -526,7 +572,7 @@ _SECRET_ANY_LANGUAGE = re.compile(
     r"(?<![\w/])\.env\b|\bprintenv\b|\bid_(?:rsa|ed25519)\b|~/\.(?:aws|ssh)|\bkubeconfig\b|\.npmrc\b|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*",
 )
 _PLACE_WORLD = re.compile(
-    r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:jira|ticket|issue|slack|teams|webhook|pastebin|gist)\w*|(?<![\w&])#[a-z][\w-]+",
+    r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:jira|ticket|issue|slack|teams|webhook|pastebin|gist|commit)\w*|(?<![\w&])#[a-z][\w-]+",
     re.IGNORECASE,
 )
 _NEGATOR_WORLD = re.compile(
@@ -631,7 +677,7 @@ _BANK_CHANGE = rx(
     r"|\b(?:remittance|bank|beneficiary|payee) (?:account|details)\b[^.]{0,20}\b(?:is |are )?(?:new|changed|different)\b"
 )
 _SKIP_VERIFY = rx(
-    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b"
+    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
 )
 
 

@@ -45,6 +45,7 @@ OVERRIDE = [
     rx(
         r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|(?:^|[.;:!?]\s*|\b(?:you|and|now|please|must|should)\s+)pretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
         r"|\b(?:you are|you're) now\b[^.;]{0,60}\b(?:with no|without (?:any )?|no) (?:restrictions|limits|limitations|rules|filters|guardrails|safety)\b"
+        r"|\b(?:persona|mode|character|alter ego)\b[^.;]{0,30}\b(?:with no |without (?:any )?)(?:safety|restrictions|limits|rules|guardrails|guidelines)\b"
         r"|\b(?:you are|you're) now\b[^.;]{0,40}\bmode\b.{0,120}\b(?:safety|checks|confirmations|rules|restrictions|guardrails)\b[^.;]{0,30}\b(?:are|is) (?:suspended|disabled|off|lifted|waived)\b"
     ),
     rx(r"\bnew (?:instructions|rules|system prompt)\s*:"),
@@ -173,6 +174,9 @@ _ROLE_MARKUP = [
     ),
     rx(r"\[/?\s*(?:INST|SYS|SYSTEM)\s*\]|<<\s*/?SYS\s*>>"),
     rx(r"\[/?\s*(?:tool_(?:call|result|output)|function_(?:call|result))\b[^\]]{0,80}\]"),
+    rx(
+        r"\[(?:assistant|system|developer) (?:memory|note|message|instructions?)\]|(?:^|\n)\s*tool_(?:result|output)\s*:"
+    ),
     rx(r"<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>"),
     rx(
         r"#{2,}\s*(?:system|instructions?|new instructions?|developer|assistant|human|response)\b(?:\s*(?:prompt|message|override)){0,2}\s*(?:#|:|$)"
@@ -258,7 +262,7 @@ CONCEAL = [
     ),
     rx(
         r"\b(?:should|must|shall) not (?:appear|show up|be (?:shown|visible|recorded|logged)) in (?:the |any )?(?:session |chat |conversation )?(?:transcripts?|history|logs?|change ?logs?|audit (?:log|trail)s?)\b"
-        r"|\b(?:no need|not necessary|unnecessary) to (?:\w+ ){0,4}(?:mention|record|note|log|call out|flag|explain) (?:it|this|them|that)(?: out)? in (?:the |any |your )?(?:change ?log|audit (?:log|trail)|ticket|report|pr|pull request|merge request|diff|commit(?: message)?|description|summary)\b"
+        r"|\b(?:no need|not necessary|unnecessary) to (?:\w+ ){0,4}(?:mention|record|note|log|call out|flag|explain) (?:it|this|them|that)(?: out)? in (?:the |any |your )?(?:change |jira |support )?(?:change ?log|audit (?:log|trail)|ticket|report|pr|pull request|merge request|diff|commit(?: message)?|description|summary)\b"
     ),
     # findings kept out of what people read, or explained away to them
     rx(
@@ -267,7 +271,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\bif (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*)\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|brought up|bring (?:it|this|that) up)\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
@@ -288,6 +292,10 @@ PROPAGATE = rx(
 # --- whatever classifies or screens the lesson, addressed or pre-empted -----
 
 JUDGE_ADDRESSED = [
+    rx(
+        r"\bsupersed\w* (?:all|any|every) (?:earlier|previous|prior|other|older) (?:lessons?|notes?|entries|memories)\b"
+        r"|\bstore this (?:lesson|entry|note) unchanged\b|\b(?:execute|run|perform|carry out) the payload\b"
+    ),
     # the memory itself addressed ("Note to the lesson store: … delete them"),
     # or the verdict written out ("Classification hint: this lesson is NOVEL")
     rx(
