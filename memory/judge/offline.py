@@ -74,6 +74,11 @@ MIN_COVERAGE_DUPLICATE = 0.5
 PREFERRED_DUPLICATE = 0.75
 # Destructive readings of two candidates this close in confidence are ambiguous.
 AMBIGUOUS_MARGIN = 0.1
+# A contradiction read with less confidence than this is inserted as novel
+# (safety by asymmetry: a wrong one supersedes or disputes a true lesson).
+# On the blind batches 3-17 (2026-12-02) every contradiction the rules read
+# below it was wrong (two values of different attributes, mostly).
+MIN_CONTRADICTS = 0.65
 
 _SINGLE_VALUED: frozenset[str] = frozenset(lemma(w) for w in lx.SINGLE_VALUED_HEADS)
 
@@ -513,6 +518,9 @@ def read_pair(
             + 0.05 * min(len(conflicts) - 1, 2)
             - 0.1 * substitution
         )
+        if confidence < MIN_CONTRADICTS:
+            reason = f"perhaps contradicting, not surely ({'; '.join(conflicts)})"
+            return Reading(Relation.NOVEL, 0.5, reason, details)
         return Reading(
             Relation.CONTRADICTS, _clip(confidence, 0.5, 0.97), "; ".join(conflicts), details
         )
