@@ -191,6 +191,7 @@ def _printable(text: str) -> bool:
 # previous instructions'", "phrases like ...") is mentioned, not said.
 _MENTIONED = re.compile(
     r"\b(?:says?|said|saying|contains?|contained|containing|like|such as|e\.g\.|phrases?|strings?"
+    r"|flags?|flagged|blocks?|blocked|catches|matches|detects"
     r"|wording|wrote|writes|reads|(?:variants?|examples?|samples?|payloads?|attempts?)\b[^\"'“‘:]{0,60}:)"
     r"\s*:?\s*(?:'[^']{1,80}'|\"[^\"]{1,80}\"|“[^”]{1,80}”|‘[^’]{1,80}’|`[^`]{1,80}`)"
     # or a quoted phrase named as such: "stray 'ignore previous instructions' lines"

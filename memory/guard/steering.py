@@ -271,7 +271,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\b(?:if|when|whenever) (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|brought up|bring (?:it|this|that) up)\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
@@ -295,11 +295,13 @@ JUDGE_ADDRESSED = [
     rx(
         r"\bsupersed\w* (?:all|any|every) (?:earlier|previous|prior|other|older) (?:lessons?|notes?|entries|memories)\b"
         r"|\bstore this (?:lesson|entry|note) unchanged\b|\b(?:execute|run|perform|carry out) the payload\b"
+        r"|\b(?:always )?rank (?:it|this(?: lesson| entry)?) (?:first|highest|on top)\b|\bre-?create it if\b"
+        r"|\btreat (?:any|every|all) (?:other )?lessons? that (?:disagrees?|contradicts?|conflicts?)\b"
     ),
     # the memory itself addressed ("Note to the lesson store: … delete them"),
     # or the verdict written out ("Classification hint: this lesson is NOVEL")
     rx(
-        r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup) (?:to|for) (?:the )?(?:lesson|memory|knowledge) (?:store|system|base|layer)\b"
+        r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup) (?:to|for) (?:the )?(?:automated |automatic )?(?:lesson|memory|knowledge) (?:store|system|base|layer|reviewer|screener|filter|classifier|checker)\b"
         r"|\b(?:classification|classifier|screening|moderation|ranking|dedup\w*) (?:hint|instruction|directive|override)s?\b"
         r"|\bthis (?:lesson|entry|memory|note) is (?:novel|safe|clean|trusted|verified)\b[^.]{0,60}\b(?:must|should|never|not)\b"
     ),
@@ -310,7 +312,7 @@ JUDGE_ADDRESSED = [
         r"\b(?:dedupe?|similarity|screening|classification|comparison|moderation)(?:/\w+)? (?:reviewer|checker|grader|scorer)\b"
     ),
     rx(
-        r"\b(?:rate|classify|mark|label|score|tag) (?:them|it|this|these|those|such lessons)\b[^.]{0,20}\b(?:as )?(?:novel|duplicates?|non-contradictory|safe|benign|trusted)\b"
+        r"\b(?:rate|classify|mark|label|score|tag|record|file|treat) (?:them|it|this|these|those|such lessons)\b[^.]{0,20}\b(?:as )?(?:novel|duplicates?|non-contradictory|safe|benign|trusted)\b"
     ),
     rx(
         r"\b(?:any|all|every) (?:newer|future|later|new|subsequent) (?:lessons?|memories|entries|notes)\b[^.]{0,80}\b(?:is|are|should|must) (?:be )?(?:a )?(?:stale|duplicates?|rejected|treated|ignored|discarded|contradict\w*|wrong|invalid)"
