@@ -53,7 +53,7 @@ OVERRIDE = [
         rf"\b(?:the )?{_SCORER}s?\b[^.]{{0,30}}\b(?:must|should|shall)\b[^.]{{0,30}}\b(?:answer|output|return|say|classify|merge|supersede|treat|mark|label|approve)\b"
     ),
     rx(
-        r"\b(?:supersede|overwrite|replace|delete|retire)\b (?:all|every|the other|any other|existing) (?:lessons?|memories|memory entries)\b"
+        r"\b(?:supersede|overwrite|replace|delete|retire|remove|purge|erase)\b (?:all|every|the other|any other|existing)(?: (?:existing|other|older|earlier|previous|prior|stored))? (?:lessons?|memories|memory entries|memory (?:that|which|about|mentioning|on))\b"
     ),
     # whatever scores the lesson, addressed
     rx(
@@ -271,7 +271,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\b(?:if|when|whenever) (?:a |the |any )?(?:users?|customers?|callers?|clients?|requesters?) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
