@@ -42,6 +42,7 @@ from typing import TypeVar
 from django.db import DatabaseError, connections, transaction
 
 from accounts.quotas import QUOTA_SETTING, default_quota_bytes
+from config.db.base import ours
 from config.metrics import TXN_RETRIES
 
 log = logging.getLogger(__name__)
@@ -60,15 +61,12 @@ def _set_local(name: str, value: str, using: str) -> None:
 
 
 def _set_locals(values: dict[str, str], using: str) -> None:
-    """``SET LOCAL`` of each setting, in one round trip."""
+    """``SET LOCAL`` of each setting, sent with the transaction's next
+    statement (``config.db.base``): nothing can run before they apply."""
     connection = connections[using]
     if not connection.in_atomic_block:
         raise TenancyError(f"{', '.join(values)} can only be set inside a transaction (SET LOCAL)")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(values)),
-            [part for pair in values.items() for part in pair],
-        )
+    ours(connection).defer_local_settings(values)
 
 
 def _get(name: str, using: str) -> str:

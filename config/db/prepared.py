@@ -25,6 +25,8 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 
+from config.db.base import ours
+
 
 def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """Every row of ``sql`` (``%(name)s`` placeholders) on the default
@@ -37,6 +39,15 @@ def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]
     # Django's error wrapper, as its own cursors have: a psycopg error
     # becomes django.db's (what run_apply_transaction retries on) and marks
     # the connection for the health check.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
+    raw = connection.connection
+    settings_first = ours(connection).take_local_settings()
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        if settings_first is None and not ours(connection).beginning():
+            cursor.execute(sql, params, prepare=True)
+        else:
+            # BEGIN, the pending tenant settings and the read: one round trip.
+            with raw.pipeline():
+                if settings_first is not None:
+                    raw.execute(*settings_first)
+                cursor.execute(sql, params, prepare=True)
         return cursor.fetchall()

@@ -156,6 +156,44 @@ def test_the_tenant_setting_does_not_outlive_its_transaction():
     assert Agent.objects.count() == 0
 
 
+def test_a_setting_never_sent_does_not_reach_the_next_transaction():
+    """Settings travel with the transaction's next statement (config.db.base);
+    a transaction that ends before one drops them."""
+    a = make_caller("tenant-a", "alice")
+    with transaction.atomic():
+        activate_tenant(a.agent.tenant_id)  # nothing runs after it
+    with transaction.atomic():
+        assert current_tenant_id() is None
+        assert Agent.objects.count() == 0
+
+
+def test_a_setting_made_in_a_rolled_back_savepoint_is_undone():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_context(a.agent.tenant_id):
+        with pytest.raises(RuntimeError), transaction.atomic():
+            activate_tenant(b.agent.tenant_id)  # pending when the savepoint rolls back
+            raise RuntimeError
+        assert current_tenant_id() == a.agent.tenant_id
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+
+
+def test_a_tenant_transactions_first_prepared_read_sends_begin_and_settings_with_it():
+    """BEGIN, the tenant's settings and the read go in one pipeline: the
+    transaction has not begun on the server before the read is sent."""
+    from config.db.prepared import fetch_prepared
+
+    a = make_caller("tenant-a", "alice")
+    statuses = []
+    with tenant_context(a.agent.tenant_id):
+        connection.ensure_connection()
+        statuses.append(connection.connection.info.transaction_status)
+        rows = fetch_prepared("SELECT name FROM accounts_agent", {})
+        statuses.append(connection.connection.info.transaction_status)
+    assert rows == [("alice",)]
+    assert statuses == [psycopg.pq.TransactionStatus.IDLE, psycopg.pq.TransactionStatus.INTRANS]
+
+
 def test_activate_tenant_outside_a_transaction_is_refused():
     with pytest.raises(TenancyError):
         activate_tenant(uuid.uuid4())
