@@ -98,7 +98,8 @@ def reason(rule: str) -> str:
 # ("we stopped using curl | bash installers", "logs each call, e.g. {...}").
 _MENTION_BEFORE = re.compile(
     r"(?:\b(?:stopped using|no longer use|never use|never run|don't use|do not use|don't run|do not run"
-    r"|instead of|rather than|avoid|for example|such as|like|as in)\b|\be\.g\.)[^;]{0,25}$",
+    r"|instead of|rather than|avoid|for example|such as|like|as in"
+    r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$",
     re.IGNORECASE,
 )
 # After one: the command names a kind of thing ("curl | bash style installers").

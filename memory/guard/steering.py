@@ -53,7 +53,8 @@ OVERRIDE = [
         rf"\b(?:the )?{_SCORER}s?\b[^.]{{0,30}}\b(?:must|should|shall)\b[^.]{{0,30}}\b(?:answer|output|return|say|classify|merge|supersede|treat|mark|label|approve)\b"
     ),
     rx(
-        r"\b(?:supersede|overwrite|replace|delete|retire|remove|purge|erase)\b (?:all|every|the other|any other|existing)(?: (?:existing|other|older|earlier|previous|prior|stored))? (?:lessons?|memories|memory entries|memory (?:that|which|about|mentioning|on))\b"
+        r"\b(?:agents?|you|anyone|whoever|readers?|assistants?)\b[^.]{0,60}\b(?:should|must|are to|need to|have to)\b[^.]{0,10}\b(?:delete|remove|purge|erase|supersede|retire|discard)\w* (?:them|those|these)\b"
+        r"|\b(?:supersede|overwrite|replace|delete|retire|remove|purge|erase)\b (?:all|every|the other|any other|existing)(?: (?:existing|other|older|earlier|previous|prior|stored))? (?:lessons?|memories|memory entries|memory (?:that|which|about|mentioning|on))\b"
     ),
     # whatever scores the lesson, addressed
     rx(
@@ -244,7 +245,7 @@ CONCEAL = [
         r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
     ),
     rx(
-        r"\b(?:report|describe|present|log|label|record)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*as (?:routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
+        r"\b(?:report|describe|present|log|label|record|summari[sz]e)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*(?:in (?:your|the) (?:reply|summary|response|answer) )?as (?:[\"'‘“]reviewed[\w ]{0,20}[\"'’”]|routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
     ),
     # the user kept from seeing what is done, or from the instruction itself
     rx(
@@ -266,12 +267,15 @@ CONCEAL = [
     ),
     # findings kept out of what people read, or explained away to them
     rx(
+        r"\bleave out (?:the |any |all )?(?:actual |exact |real |specific )?(?:commands?|changes?|steps?|actions?|queries|statements)\b.{0,80}?\b(?:nervous|worr\w*|alarm\w*|confus\w*|scar\w*|tickets?|questions|complain\w*)"
+    ),
+    rx(
         r"\bleave (?:the |these |those |this |that |any |all )?(?:findings?|failures?|errors?|vulnerabilit\w+|alerts?|warnings?|issues?|incidents?|violations?|cves?)\b[^.;]{0,20}\bout of (?:the |your |any )?(?:\w+ )?(?:summary|summaries|report|reports|reply|response|results)\b"
         r"|\btell (?:the )?(?:users?|customers?|reviewers?|them) (?:that )?(?:it|this|they)(?:'s| is| are|'re) (?:just )?(?:a )?(?:known )?false positives?\b"
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:that )?(?:there (?:is|was|are|were) )?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:even (?:when|if|though) (?:the )?[\w -]{0,30}(?:shows?|says?|lists?|confirms?)|confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
@@ -359,7 +363,7 @@ JUDGE_ADDRESSED = [
         r"\b(?:judge|classifier|screen(?:ing)?|evaluator|grader|moderation|verdict|dedup\w*) (?:output|verdict|decision|result|label)s?\b\s*(?:\([^)]{0,40}\))?\s*:"
     ),
     rx(
-        r"\b(?:classify|mark|label|treat|rate|score|flag|consider|whitelist\w*|allowlist\w*)\b[^.]{0,40}\b(?:lessons?|memories|entries|submissions|records|this|them|those)\b[^.]{0,20}\bas (?:safe|benign|trusted|clean|harmless|approved|verified|authoritative|superseded|obsolete|outdated|duplicates?|novel)\b"
+        r"\b(?:classify|mark|label|treat|rate|score|flag|consider|whitelist\w*|allowlist\w*)\b[^.]{0,40}\b(?:lessons?|memories|entries|submissions|records|this|them|those)\b[^.]{0,80}\bas (?:an? )?(?:safe|benign|trusted|clean|harmless|approved|verified|authoritative|superseded|obsolete|outdated|duplicates?|novel)\b"
     ),
     rx(
         r"\b(?:mark|flag|treat|set)\b (?:every|all|each|any) (?:older|other|existing|previous|prior|stored|conflicting)\b[^.]{0,40}\b(?:as (?:superseded|obsolete|outdated|duplicates?|wrong|invalid)|for deletion)"
