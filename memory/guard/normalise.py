@@ -96,6 +96,10 @@ def spoofed_names(text: str) -> list[str]:
     disguise."""
     found = [m.group() for m in _BIDI.finditer(text)]
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    if _NAMES_THE_DISGUISE.search(text) and _WARNS.search(text):
+        # a note about spoofed names ("quarantines sender domains that mix
+        # scripts, e.g. a Cyrillic 'а' inside 'pаypal.com'") quotes one
+        return found
     table = _skeleton_map()
     for match in _LATIN_WORD.finditer(text):
         word = match.group()
@@ -105,6 +109,17 @@ def spoofed_names(text: str) -> list[str]:
             found.append(word)
     return found
 
+
+_NAMES_THE_DISGUISE = re.compile(
+    r"\b(?:cyrillic|greek|armenian|homoglyphs?|look-?alike (?:letters?|characters?)"
+    r"|mix(?:es|ed|ing)? scripts|mixed-script|confusables?|punycode|idn homograph)\b",
+    re.IGNORECASE,
+)
+_WARNS = re.compile(
+    r"\b(?:phish\w*|quarantin\w*|spoof\w*|block\w*|flag\w*|reject\w*|suspicious|malicious"
+    r"|scam\w*|(?:don't|do not|never) (?:click|open|trust|reply))",
+    re.IGNORECASE,
+)
 
 # Letters split by one separator: "s.e.n.d", "i g n o r e", "d-e-l-e-t-e".
 # One separator throughout a run, so "s.e.n.d t.h.e" stays two words.

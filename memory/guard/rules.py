@@ -112,13 +112,30 @@ _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 _ASKED_BEFORE = re.compile(r"\basks?\b[^.;]{0,60}\bto $", re.IGNORECASE)
 _REFUSED_AFTER = re.compile(
     r"[^.;]{0,40}\b(?:should|must|will) (?:say|reply|answer|respond|explain)\w*\b[^.;]{0,30}\b(?:can't|cannot|can not|won't|isn't able|is not able|declin\w*|refus\w*)"
-    r"|[^.;]{0,40}\b(?:should|must) (?:refuse|decline)\b",
+    r"|[^.;]{0,40}\b(?:should|must) (?:refuse|decline)\b"
+    r"|[^.;]{0,40}\b(?:it|the bot|they|he|she) (?:\w+ )?(?:declines|refuses|won't|will not|cannot|can't)\b",
     re.IGNORECASE,
 )
 
 
+# An override quoted as what people type or send ("users typing 'ignore
+# previous instructions' to test the bot"): the phrase, reported.
+_QUOTED_BY_SOMEONE = re.compile(
+    r"\b(?:typ\w*|say\w*|sa(?:id|ys)|send\w*|sent|writ\w*|wrote|paste\w*|enter\w*|tr(?:y|ies|ying) out|contain\w*|phrases? (?:like|such as)|attempts? (?:like|such as)|e\.g\.)\s*[\"'‘“]$",
+    re.IGNORECASE,
+)
+
+
+def _quoted_by_someone(text: str, start: int, end: int) -> bool:
+    return bool(_QUOTED_BY_SOMEONE.search(text, 0, start)) and bool(
+        re.match(r"[^\"'’”]{0,40}[\"'’”]", text[end:])
+    )
+
+
 def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
     for found in pattern.finditer(text):
+        if rule == "judge-override" and _quoted_by_someone(text, found.start(), found.end()):
+            continue
         if rule == "prompt-extraction":
             if not (
                 _ASKED_BEFORE.search(text, 0, found.start())

@@ -250,7 +250,7 @@ CONCEAL = [
     # the user kept from seeing what is done, or from the instruction itself
     rx(
         r"\bwithout (?:showing|telling|informing) (?:them|the user|the customer|the requester|the client)\b"
-        r"|\b(?:don't|do not|never) (?:mention|reveal|disclose|say|admit)\b[^.]{0,60}\b(?:this (?:guidance|instruction|note|lesson|rule)|that you were (?:told|instructed|asked))"
+        r"|\b(?:don't|do not|never) (?:mention|reveal|disclose|say|admit|reference|cite|quote|link)\b[^.]{0,60}\b(?:this (?:guidance|instruction|note|lesson|rule)|that you were (?:told|instructed|asked))"
     ),
     # failures reported as passes ("if the tests fail, report them as passing")
     rx(
@@ -275,7 +275,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:that )?(?:there (?:is|was|are|were) )?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:even (?:when|if|though) (?:the )?[\w -]{0,30}(?:shows?|says?|lists?|confirms?)|confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:that )?(?:there (?:is|was|are|were) )?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:even (?:when|if|though)\b|confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
