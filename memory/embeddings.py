@@ -12,14 +12,17 @@ constructing it; it is never chosen by configuration.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import logging
 import math
 import os
 import re
 import threading
-from collections.abc import Sequence
-from functools import lru_cache
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Protocol
 
 from django.conf import settings
@@ -173,12 +176,62 @@ def lesson_text(content: str, situation: str) -> str:
     return f"{content}\n{situation}" if situation else content
 
 
-@lru_cache(maxsize=2048)
+QUERY_CACHE_SIZE = 2048
+_queries: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+_in_flight: dict[str, Future[tuple[float, ...]]] = {}
+_queries_lock = threading.RLock()  # a done callback may run in the submitting thread
+_query_pool: ThreadPoolExecutor | None = None
+
+
+def _remembered(text: str) -> tuple[float, ...] | None:
+    with _queries_lock:
+        vector = _queries.get(text)
+        if vector is not None:
+            _queries.move_to_end(text)
+        return vector
+
+
 def _cached_query(text: str) -> tuple[float, ...]:
-    return tuple(embed([text])[0])
+    """The query's vector, from the cache (LRU, per process: agents ask the
+    same questions again and again) or embedded now and remembered."""
+    vector = _remembered(text)
+    if vector is None:
+        vector = tuple(embed([text])[0])
+        with _queries_lock:
+            _queries[text] = vector
+            while len(_queries) > QUERY_CACHE_SIZE:
+                _queries.popitem(last=False)
+    return vector
 
 
 def embed_query(text: str) -> Vector:
-    """Query embeddings are cached (LRU, per process): agents ask the same
-    questions again and again."""
     return list(_cached_query(text))
+
+
+def embed_query_soon(text: str) -> Callable[[], Vector]:
+    """Start embedding a query on a worker thread and return what waits for
+    its vector: the model releases the GIL while it computes, so the
+    caller's database reads (recall's full-text leg, the tenant's policy)
+    run meanwhile. A remembered query is answered at once; a query already
+    being embedded is waited for, not embedded twice."""
+    vector = _remembered(text)
+    if vector is not None:
+        return lambda: list(vector)
+    global _query_pool
+    with _queries_lock:
+        future = _in_flight.get(text)
+        if future is None:
+            if _query_pool is None:
+                _query_pool = ThreadPoolExecutor(
+                    max_workers=os.cpu_count() or 2, thread_name_prefix="query-embedding"
+                )
+            # The caller's context (its trace, its log fields) goes along.
+            future = _query_pool.submit(contextvars.copy_context().run, _cached_query, text)
+            _in_flight[text] = future
+            future.add_done_callback(partial(_forget_in_flight, text))
+    return lambda: list(future.result())
+
+
+def _forget_in_flight(text: str, _: object) -> None:
+    with _queries_lock:
+        _in_flight.pop(text, None)

@@ -14,6 +14,7 @@ from rest_framework import serializers
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
+from memory.embeddings import embed_query_soon
 from memory.models import LearnRequest, Lesson, LessonRecallStats, RequestStatus
 from memory.selectors import RecallHit, lesson_get, lesson_recall
 from memory.services.lessons import lessons_note_recalled
@@ -227,6 +228,7 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
     """The recall answer for validated input (REST and MCP): every result
     marked as untrusted data, with the provenance to weigh it by.
     Precondition: inside the caller's tenant transaction."""
+    embed_query_soon(data["query"])  # embedded while the policy is read
     policy = corroboration_policy(principal.tenant_id)
     hits: list[RecallHit] = lesson_recall(
         tenant_id=principal.tenant_id,

@@ -28,6 +28,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
+from pgvector import HalfVector
 
 from accounts.models import Agent
 from config.db.prepared import fetch_prepared
@@ -35,7 +36,7 @@ from config.errors import NotFound
 from config.metrics import RECALL_SECONDS, Timer
 from config.telemetry import span
 from memory import hnsw
-from memory.embeddings import Vector, embed_query
+from memory.embeddings import Vector, embed_query_soon
 from memory.judge import Candidate
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
 from memory.temporal import asks_about_the_past
@@ -58,6 +59,16 @@ def common_from(size: int) -> int:
 
 def _vector_literal(vector: Vector) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+
+
+def _vector_parameter(vector: Vector) -> HalfVector | str:
+    """A query vector for a bound parameter: binary halfvec where the
+    connection knows the type (``config.db.base``; 66 → 5 µs to encode,
+    nothing for the server to parse), else its text."""
+    raw = connection.connection
+    if raw is not None and raw.adapters.types.get("halfvec") is not None:
+        return HalfVector(vector)
+    return _vector_literal(vector)
 
 
 PLAN_TTL_SECONDS = 5.0
@@ -151,7 +162,7 @@ def _exact_neighbours(
     """  # noqa: S608 (window is one of two constants)
     rows = fetch_prepared(
         sql,
-        {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
+        {"q": _vector_parameter(vector), "tenant": tenant_id, "kinds": list(kinds),
          "limit": limit, **params},
     )  # fmt: skip
     return [(row[0], float(row[1])) for row in rows]
@@ -483,18 +494,20 @@ def _recall(
 ) -> list[RecallHit]:
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
-    with span("recall.embedding"):
-        vector = embed_query(query)
-    with span("recall.vector"):
-        near = nearest_lessons(
-            tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
-            situation_prefix=situation_prefix, history=history,
-        )  # fmt: skip
+    # The query is embedded on another thread while the full-text leg reads.
+    embedding = embed_query_soon(query)
     with span("recall.fulltext"):
         size, _ = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
         texts = _text_matches(
             tenant_id, kinds, query, pool, as_of, situation_prefix, history=history, size=size
         )
+    with span("recall.embedding"):
+        vector = embedding()
+    with span("recall.vector"):
+        near = nearest_lessons(
+            tenant_id=tenant_id, kinds=kinds, vector=vector, limit=pool, as_of=as_of,
+            situation_prefix=situation_prefix, history=history,
+        )  # fmt: skip
     with span("recall.fusion"):
         scores: dict[uuid.UUID, float] = {}
         for ranking, weight in ((near, 1.0), (texts, TEXT_WEIGHT)):

@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.db.backends.postgresql import base
+from pgvector.psycopg.halfvec import register_halfvec_info
 from psycopg import pq
+from psycopg.types import TypeInfo
 
 
 def settings_statement(values: dict[str, str]) -> tuple[str, list[str]]:
@@ -59,6 +61,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
             and not raw.autocommit
             and raw.info.transaction_status == pq.TransactionStatus.IDLE
         )
+
+    def _configure_connection(self, connection: Any) -> bool:
+        commit = bool(super()._configure_connection(connection))  # type: ignore[misc]
+        # pgvector's halfvec as a binary parameter: the query vector is sent
+        # as 770 bytes instead of formatted into (and parsed out of) text.
+        info = TypeInfo.fetch(connection, "halfvec")
+        if connection.info.transaction_status == pq.TransactionStatus.INTRANS:
+            connection.commit()
+        if info is not None:
+            register_halfvec_info(connection, info)
+        return commit
 
     def create_cursor(self, name: str | None = None) -> Any:
         statement = self.take_local_settings()

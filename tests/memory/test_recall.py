@@ -456,3 +456,28 @@ def test_recall_bookkeeping_counts_in_a_side_table():
         stats = LessonRecallStats.objects.get(lesson_id=ids[0])
         assert stats.recall_count == 2 and stats.last_recalled_at is not None
         assert not LessonRecallStats.objects.filter(lesson_id=ids[1]).exists()
+
+
+def test_a_query_embedded_on_a_worker_thread_is_the_query_embedded_in_place(monkeypatch):
+    """Recall starts the query's embedding on another thread while its
+    full-text leg reads (memory.embeddings.embed_query_soon): the same
+    vector, computed once however many wait for it, and remembered."""
+    import threading
+
+    from memory import embeddings
+
+    text = f"how long do staging backups stay {uuid.uuid4()}"
+    calls: list[str] = []
+    real = embeddings.embed
+
+    def counted(texts, provider=None):
+        calls.append(threading.current_thread().name)
+        return real(texts, provider)
+
+    monkeypatch.setattr(embeddings, "embed", counted)
+    first, second = embeddings.embed_query_soon(text), embeddings.embed_query_soon(text)
+    assert first() == second() == real([text])[0]
+    assert len(calls) == 1 and calls[0].startswith("query-embedding")
+    remembered = embeddings.embed_query_soon(text)
+    assert remembered() == first() and len(calls) == 1  # answered from the cache
+    assert embeddings.embed_query(text) == first()
