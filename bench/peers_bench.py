@@ -73,7 +73,6 @@ def main() -> None:
 def run(args: argparse.Namespace, data_dir: Path) -> None:
     from django.conf import settings
 
-
     print(f"machine: {machine()}")
     rng = random.Random(11)
     sizes = {f"t{i:03d}": size for i, size in enumerate(tenant_sizes(args.lessons, args.tenants))}
