@@ -79,7 +79,47 @@ class LessonOut(serializers.Serializer):
         stats = self._stats(lesson)
         if stats is None or stats.last_recalled_at is None:
             return None
-        return serializers.DateTimeField().to_representation(stats.last_recalled_at)
+        return _DATETIME.to_representation(stats.last_recalled_at)
+
+    def to_representation(self, lesson: Lesson) -> dict[str, Any]:
+        """The fields declared above, written out. DRF's field-by-field walk
+        cost ~0.05 ms a lesson, a tenth of what a recall spends outside the
+        model; the declarations stay what the schema documents, and a test
+        holds this equal to the walk."""
+        summary = self._summary(lesson)
+        return {
+            "id": str(lesson.id),
+            "content": str(lesson.content),
+            "situation": str(lesson.situation),
+            "kind": str(lesson.kind),
+            "status": str(lesson.status),
+            "confidence": float(lesson.confidence),
+            "author": str(lesson.author.name),
+            "created_at": _DATETIME.to_representation(lesson.created_at),
+            "activated_at": _datetime_or_none(lesson.activated_at),
+            "deactivated_at": _datetime_or_none(lesson.deactivated_at),
+            "superseded_by": (
+                str(lesson.superseded_by_id) if lesson.superseded_by_id is not None else None
+            ),
+            "independent_sources": summary.independent_sources,
+            "agreeing_agents": summary.agreeing_agents,
+            "supporting_beliefs": summary.supporting_beliefs,
+            "reinforcement_count": int(lesson.reinforcement_count),
+            "recall_count": self.get_recall_count(lesson),
+            "last_recalled_at": self.get_last_recalled_at(lesson),
+            "last_useful_at": _datetime_or_none(lesson.last_useful_at),
+            "pinned": bool(lesson.pinned),
+            "expires_at": _datetime_or_none(lesson.expires_at),
+            "corroboration": str(lesson.corroboration),
+            "corroboration_reason": str(lesson.corroboration_reason),
+        }
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _datetime_or_none(value: Any) -> str | None:
+    return None if value is None else _DATETIME.to_representation(value)
 
 
 class LearnRequestPendingOut(serializers.Serializer):
@@ -179,14 +219,16 @@ class StatsOut(serializers.Serializer):
 
 
 def lessons_out(
-    lessons: list[Lesson], summaries: dict[uuid.UUID, ProvenanceSummary] | None = None
+    lessons: list[Lesson],
+    summaries: dict[uuid.UUID, ProvenanceSummary] | None = None,
+    stats: dict[uuid.UUID, LessonRecallStats] | None = None,
 ) -> list[dict[str, Any]]:
-    """Serialize lessons with their provenance summaries (computed here
-    unless given) and recall stats: two queries for the whole list."""
+    """Serialize lessons with their provenance summaries and recall stats
+    (each read here, one query for the whole list, unless given)."""
     ids = [lesson.id for lesson in lessons]
     context = {
         "summaries": provenance_summaries(ids) if summaries is None else summaries,
-        "stats": LessonRecallStats.objects.in_bulk(ids),
+        "stats": LessonRecallStats.objects.in_bulk(ids) if stats is None else stats,
     }
     # One serializer for the list: its fields are deep-copied once, not once
     # a lesson (a tenth of a recall's time in the web process, py-spy).
@@ -241,7 +283,9 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
         situation_prefix=data.get("situation_prefix"),
     )
     lessons = lessons_out(
-        [hit.lesson for hit in hits], {hit.lesson.id: hit.provenance for hit in hits}
+        [hit.lesson for hit in hits],
+        {hit.lesson.id: hit.provenance for hit in hits},
+        {hit.lesson.id: hit.stats for hit in hits if hit.stats is not None},
     )
     ids = [str(hit.lesson.id) for hit in hits]
     if ids and "as_of" not in data:

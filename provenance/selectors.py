@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from config.db.prepared import fetch_prepared
+from config.db.prepared import PreparedRead, fetch_prepared
 
 
 @dataclass(frozen=True)
@@ -131,15 +131,26 @@ def provenance_summaries(
     """Supporting beliefs, agreeing agents, independent evidence roots and
     both confidences for each lesson. Precondition: inside the tenant's
     context."""
+    return provenance_summaries_read(lesson_ids, strong_contradiction=strong_contradiction).fetch()
+
+
+def provenance_summaries_read(
+    lesson_ids: list[uuid.UUID], *, strong_contradiction: float | None = None
+) -> PreparedRead[dict[uuid.UUID, ProvenanceSummary]]:
+    """``provenance_summaries`` as a read to send with others
+    (``config.db.prepared.fetch_together``)."""
     if not lesson_ids:
-        return {}
+        return PreparedRead(None, {}, lambda rows: {})
     strong = (
         settings.TRIBUTARY_CORROBORATION["contradiction_confidence"]
         if strong_contradiction is None
         else strong_contradiction
     )
     ids = [i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in lesson_ids]
-    rows = fetch_prepared(_SUMMARY_SQL, {"ids": ids, "strong": float(strong)})
+    return PreparedRead(_SUMMARY_SQL, {"ids": ids, "strong": float(strong)}, _summaries)
+
+
+def _summaries(rows: list[tuple[Any, ...]]) -> dict[uuid.UUID, ProvenanceSummary]:
     return {
         row[0]: ProvenanceSummary(
             supporting_beliefs=row[1],

@@ -18,8 +18,9 @@ PgBouncer without prepared-statement support: older than 1.21, or
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import psycopg
 from django.conf import settings
@@ -51,3 +52,45 @@ def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]
                     raw.execute(*settings_first)
                 cursor.execute(sql, params, prepare=True)
         return cursor.fetchall()
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PreparedRead(Generic[T]):
+    """A read that can be sent with others (``fetch_together``): its SQL
+    (None: nothing to read), its parameters, and what its rows become."""
+
+    sql: str | None
+    params: Mapping[str, Any]
+    parse: Callable[[list[tuple[Any, ...]]], T]
+
+    def fetch(self) -> T:
+        return self.parse(fetch_prepared(self.sql, self.params) if self.sql else [])
+
+
+def fetch_together(reads: Sequence[PreparedRead[Any]]) -> list[Any]:
+    """Each read's result, the reads sent in one pipeline: one round trip
+    for all of them, in the caller's transaction."""
+    todo = [read for read in reads if read.sql]
+    if len(todo) < 2 or not settings.TRIBUTARY_PREPARED_STATEMENTS:
+        return [read.fetch() for read in reads]
+    connection.ensure_connection()
+    raw = connection.connection
+    settings_first = ours(connection).take_local_settings()
+    rows: dict[int, list[tuple[Any, ...]]] = {}
+    with connection.wrap_database_errors:
+        cursors = [psycopg.Cursor(raw) for _ in todo]
+        try:
+            with raw.pipeline():
+                if settings_first is not None:
+                    raw.execute(*settings_first)
+                for cursor, read in zip(cursors, todo, strict=True):
+                    cursor.execute(read.sql, read.params, prepare=True)  # type: ignore[arg-type]
+            for cursor, read in zip(cursors, todo, strict=True):
+                rows[id(read)] = cursor.fetchall()
+        finally:
+            for cursor in cursors:
+                cursor.close()
+    return [read.parse(rows.get(id(read), [])) for read in reads]

@@ -481,3 +481,35 @@ def test_a_query_embedded_on_a_worker_thread_is_the_query_embedded_in_place(monk
     remembered = embeddings.embed_query_soon(text)
     assert remembered() == first() and len(calls) == 1  # answered from the cache
     assert embeddings.embed_query(text) == first()
+
+
+def test_a_lessons_written_out_answer_is_drf_s_field_by_field_one():
+    """LessonOut writes its declared fields out by hand (speed); every kind
+    of value — a superseded lesson's end and successor, a pinned one's
+    expiry, recall stats, provenance — comes out as DRF's walk gives it."""
+    from rest_framework import serializers
+
+    from memory.presenters import LessonOut
+    from provenance.selectors import provenance_summaries
+
+    caller = make_caller("tenant-out", "writer")
+    learn_now(caller, "The staging deploy window is Tuesdays 14:00-16:00 UTC.")
+    learn_now(caller, "The staging deploy window is Thursdays 09:00-11:00 UTC.")
+    learn_now(caller, "Nightly exports land in s3://exports/nightly by 03:00.")
+    with tenant_context(caller.agent.tenant_id):
+        lessons = list(Lesson.objects.select_related("author"))
+        assert {lesson.status for lesson in lessons} >= {"active", "superseded"}
+        pinned = next(lesson for lesson in lessons if lesson.status == "active")
+        pinned.pinned, pinned.expires_at = True, timezone.now() + timedelta(days=3)
+        pinned.last_useful_at = timezone.now()
+        lessons_mark_recalled(tenant_id=caller.agent.tenant_id, lesson_ids=[pinned.id])
+        ids = [lesson.id for lesson in lessons]
+        context = {
+            "summaries": provenance_summaries(ids),
+            "stats": LessonRecallStats.objects.in_bulk(ids),
+        }
+        out = LessonOut(context=context)
+        for lesson in lessons:
+            walked = serializers.Serializer.to_representation(out, lesson)
+            assert out.to_representation(lesson) == dict(walked)
+            assert list(out.to_representation(lesson)) == list(walked)  # same order
