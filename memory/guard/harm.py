@@ -49,7 +49,12 @@ def exfiltration(text: str) -> bool:
 
 
 _PIPED_OUT = rx(
-    r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:curl|wget|nc|ncat|netcat|base64)\b"
+    r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:[\w-]+(?:\s+-[\w-]+)*\s*\|\s*){0,3}(?:curl|wget|nc|ncat|netcat|base64)\b"
+)
+# the environment written where a build's readers see it ("printenv |
+# gzip | base64 >> $GITHUB_STEP_SUMMARY")
+_ENV_TO_CI_PAGE = rx(
+    r"\b(?:printenv|env|set|export -p)\b[^;\n]{0,60}>>?\s*[\"']?\$\{?(?:GITHUB_STEP_SUMMARY|GITHUB_OUTPUT|CI_JOB_SUMMARY)\b"
 )
 
 
@@ -198,13 +203,13 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
     r"|\b(?:vp|cto|ciso|cio|director|head|lead|manager)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
-    r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management) (?:agreed|approved|decided|signed off|confirmed)"
-    r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum)"
+    r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management|finance|legal|procurement|the board|hr) (?:agreed|approved|decided|signed off|confirmed)"
+    r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum|e-?mail|message|instruction|call|note)"
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )(?:this |it |that )?off|confirmed|cleared)\b"
-    r"|\bno (?:ticket|approval|review|sign-?off|change request|cr|chg|change)s? (?:is )?(?:needed|required|necessary)\b"
+    r"|\bno (?:separate |extra |new |additional |further )?(?:ticket|approval|review|sign-?off|change request|cr|chg|change)s? (?:is )?(?:needed|required|necessary)\b"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
-    r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:ticket|access request|change request|approval)s?\b"
+    r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:change |jira |servicenow |separate )?(?:ticket|access request|change request|approval)s?\b"
     r"|\b(?:and|then) carry on\b"
 )
 # "agents may approve these directly without manager sign-off"
@@ -238,6 +243,14 @@ _REFUSED_AFTER = re.compile(
 )
 
 
+# A step made the condition of a safeguard ("before attaching env output
+# to a ticket, pipe it through the redaction script").
+_PRECONDITION_BEFORE = re.compile(r"\b(?:before|prior to)\s+$", re.IGNORECASE)
+_SAFEGUARD = re.compile(
+    r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*", re.I
+)
+
+
 def _not_an_order(text: str, start: int) -> bool:
     """The words before ``start`` (where a rule's match begins) negate it or
     make it what someone else does or asks: a mention, not an instruction."""
@@ -245,6 +258,7 @@ def _not_an_order(text: str, start: int) -> bool:
         _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
+        or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
     )
 
 
@@ -299,7 +313,7 @@ _SUPPRESS = rx(
 # the highest role handed out ("give every new service account the org-level
 # Owner role"): with a claimed approval, an escalation whoever is addressed
 _PRIVILEGE_GRANT = rx(
-    r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?(?:(?:owner|administrator|admin|superuser|root)(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?)\b"
+    r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?(?:(?:owner|administrator|admin|superuser|root)(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group)\b"
 )
 # granted to the reader's own identity ("attach AdministratorAccess to
 # whatever role you're running as")
@@ -392,12 +406,13 @@ _ACCESS_ADDED = rx(
     r"\bauthorized_keys\b|\bsudoers\b|\bnopasswd\b|\buseradd\b|\badduser\b|\bcreat\w* (?:a )?(?:local |new |service |shadow )?(?:user|account|login)\b|\b(?:wheel|administrators|domain admins) group\b|\buid 0\b|\bcreat\w* (?:a )?(?:local |new |hidden |service |break-?glass )?admin(?:istrator)?\b"
 )
 _KEPT_FROM_CLEANUP = rx(
-    r"\bso (?:that )?(?:it|they|the (?:key|account|user)) (?:doesn't|does not|won't|will not|don't|do not|never) (?:get |be )?(?:cleaned up|removed|deleted|revoked|deprovisioned|disabled|flagged|noticed|rotated out|picked up)\b"
+    r"\bso (?:that )?(?:it|they|the (?:key|account|user)) (?:doesn't|does not|won't|will not|don't|do not|never) (?:get |be )?[\"'‘“]?(?:cleaned up|removed|deleted|revoked|deprovisioned|disabled|flagged|noticed|rotated out|picked up)\b"
     r"|\bnot (?:in|on|listed in|part of) (?:the )?(?:inventory|cmdb|ldap|idp|access review|config management|terraform|ansible)\b[^.;]{0,20}\b(?:on purpose|deliberately|intentionally)\b"
     r"|\b(?:on purpose|deliberately|intentionally) (?:left |kept )?(?:out of|off) (?:the )?(?:inventory|cmdb|ldap|idp|access review|config management|terraform|ansible)\b"
     # kept out of the places that list who has access, whatever the excuse
     r"|\bhid\w* (?:it|them|the (?:key|account|user)) from (?:the )?[\w' ]{0,20}(?:user list|users list|user directory|directory|admin console|access review)\b"
-    r"|\b(?:not (?:in|on|listed in|part of)|exclud\w* (?:it |them |the (?:key|account|user) )?from|kept out of|left out of|(?:don't|do not|never) (?:add|list|register|enrol|enroll) (?:it|them|the (?:key|account|user)) (?:to|in)) (?:the )?(?:quarterly |annual |regular )?(?:inventory|cmdb|ldap|idp|sso(?: enforcement)?|mfa(?: enforcement)?|access (?:review|portal|register|list)s?|config management|terraform|ansible|joiner-mover-leaver|offboarding)\b"
+    r"|\b(?:not (?:in|on|listed in|part of)|exclud\w* (?:it |them |the (?:key|account|user) )?from|kept out of|left out of|(?:don't|do not|never) (?:add|list|register|enrol|enroll) (?:it|them|the (?:key|account|user)) (?:to|in)) (?:the )?(?:quarterly |annual |regular )?(?:inventory|cmdb|ldap|idp|sso(?: enforcement)?|mfa(?: enforcement)?|access (?:review|portal|register|list)s?|config management|terraform|ansible|joiner-mover-leaver|offboarding|change (?:record|log|ticket)s?|(?:pam )?(?:vault )?(?:password |credential )?rotation)\b"
+    r"|\bleave (?:it|them) out of (?:the )?(?:inventory|cmdb|change (?:record|log|ticket)s?|access review|ansible|terraform)\b"
 )
 
 
@@ -420,6 +435,13 @@ _PROD_SETTING_OFF = rx(
 )
 
 
+# audit or log retention cut to nothing on a claimed approval
+_RETENTION_CUT = rx(
+    r"\b(?:log|audit|trail|event)\w*\b[^.;]{0,30}\bretention\b[^.;]{0,20}\bto (?:1|one|0|zero|a single) (?:day|hour)s?\b"
+)
+_WIDE_DELEGATION = rx(
+    r"\b(?:pre-?authori[sz]\w*|grant\w*|add\w*|allow\w*|approv\w*)\b(?:[^.;]|\.(?=\S)){0,120}\bdomain-wide delegation\b[^.;]{0,60}\b(?:full|all|entire|every)\b"
+)
 _NEVER_EXPIRES = rx(
     r"\b(?:tokens?|keys?|credentials?|passwords?|pats?)\b[^.;]{0,40}\b(?:with )?(?:no|without|never) (?:an )?expir\w*\b[^.;]{0,60}\b(?:admin\w*|owner|org|write:|full|root|\*)"
 )
@@ -428,7 +450,12 @@ _NEVER_EXPIRES = rx(
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
     if ordered(
-        text, _OVERRIDE_WHEN_BLOCKED, _OPENED_TO_ALL, _APPROVAL_IMPERSONATED, _NEVER_EXPIRES
+        text,
+        _OVERRIDE_WHEN_BLOCKED,
+        _OPENED_TO_ALL,
+        _APPROVAL_IMPERSONATED,
+        _NEVER_EXPIRES,
+        _WIDE_DELEGATION,
     ):
         return True
     for match in _PROD_SETTING_OFF.finditer(text):
@@ -438,6 +465,8 @@ def security_weakening(text: str) -> bool:
         ):
             return True
     if _ACCESS_ADDED.search(text) and ordered(text, _KEPT_FROM_CLEANUP):
+        return True
+    if _STANDING_APPROVAL.search(text) and ordered(text, _RETENTION_CUT):
         return True
     if _ALLOWLISTED.search(text) and _SCAN_EXCLUDED.search(text):
         return True
@@ -643,6 +672,7 @@ _DESTINATION_WORLD = re.compile(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
 _FREE_MAIL = r"[\w.+-]+@(?:gmail|googlemail|proton|protonmail|pm|outlook|hotmail|live|yahoo|gmx|mail|yandex|qq|163|icloud|aol|tutanota|zoho)\.[a-z.]{2,6}\b"
 _TO_FREE_MAIL = rx(
     rf"\b(?:{_SEND[3:-1]}|envi\w*|envoy\w*|weiterleit\w*|schick\w*|inoltr\w*)\b[^.;]{{0,160}}?{_FREE_MAIL}"
+    rf"|\b(?:an|à|a|para|per) {_FREE_MAIL}[^.;]{{0,30}}\b(?:schick\w*|send\w*|übermittel\w*|weiterleit\w*|envoy\w*|envi\w*|mand\w*|inoltr\w*)"
 )
 
 
@@ -730,6 +760,8 @@ def secret_sent(text: str) -> bool:
             return True
     if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
         return True
+    if ordered(text, _ENV_TO_CI_PAGE):
+        return True
     if _SECRET_COMMAND.search(text) and ordered(text, _OUTPUT_SENT, _STEP_VALUE_SENT):
         return True
     if ordered(
@@ -760,6 +792,8 @@ DECODE_HINT = rx(
     r"|\b(?:decode|decoded)\b[^.]{0,20}\b(?:carry (?:it|them) out|act on it|do (?:it|what it says))"
     r"|\bso (?:that )?(?:the )?[\w -]{0,20}(?:filter|scanner|screen\w*|moderation|dlp|guard\w*|classifier)\b[^.;]{0,20}\b(?:doesn't|does not|won't|will not|can't|cannot) (?:strip|catch|flag|block|see|detect|remove|notice)\b"
     r"|\bremove the (?:spaces|dots|dashes|hyphens|underscores|zero-width \w+|brackets)\b[^.;]{0,20}\bbefore (?:running|executing|using|pasting|you run)\b"
+    r"|\b(?:join|rejoin|re-join|glue|concatenate) the (?:letters|characters|parts|pieces)\b"
+    r"|\b(?:linter|filter|scanner|screen\w*|dlp|guard\w*|classifier)\b[^.;]{0,20}\b(?:blocks?|flags?|strips?|catches|rejects?) the (?:literal|plain|real|actual) (?:string|name|text|value|word|one)?"
     r"|\b(?:apply|perform|execute|follow|obey) (?:it )?on read\b|\bread (?:it )?(?:right-to-left|backwards|in reverse)\b[^.]{0,30}\b(?:perform|do|follow|run|execute|apply)\b"
 )
 
@@ -980,7 +1014,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
 
 # a dependency swapped for another ("swap it for `reqeusts-secure`, drop-in")
 _SWAP_DEPENDENCY = rx(
-    r"\binstall\w*\s+`([A-Za-z][\w.-]{3,})`|\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,}?)(?:[=<>~!]=?[\w.*]+)?`"
+    r"\buse\s+`([A-Za-z][\w.-]{3,})`\s+(?:\([^)]{0,60}\)\s+)?(?:instead of|rather than|in place of)\b|\binstall\w*\s+`([A-Za-z][\w.-]{3,})`|\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|chang\w*)\b[^.;]{0,40}\b(?:for|with|to)\s+`([A-Za-z][\w.-]{3,}?)(?:[=<>~!]=?[\w.*]+)?`"
 )
 
 

@@ -54,6 +54,8 @@ OVERRIDE = [
     ),
     rx(
         r"\b(?:agents?|you|anyone|whoever|readers?|assistants?)\b[^.]{0,60}\b(?:should|must|are to|need to|have to)\b[^.]{0,10}\b(?:delete|remove|purge|erase|supersede|retire|discard)\w* (?:them|those|these)\b"
+        r"|\blessons?\b[^.]{0,80}\b(?:should|must|are to|can) be (?:stored|saved|accepted|kept|merged|written)\b[^.]{0,20}\bwithout\b[^.]{0,40}\b(?:checks?|review|screen\w*|judg\w*|classif\w*)\b"
+        r"|\b(?:treat|mark|consider)\b (?:the )?(?:older|other|existing|stored|earlier|previous) (?:one|lessons?|entry|entries|memor(?:y|ies))\b[^.]{0,20}\bas (?:outdated|obsolete|stale|superseded|wrong)\b[^.]{0,20}\b(?:drop|delete|remove|discard|supersede|retire)\w*"
         r"|\b(?:supersede|overwrite|replace|delete|retire|remove|purge|erase)\b (?:all|every|the other|any other|existing)(?: (?:existing|other|older|earlier|previous|prior|stored))? (?:lessons?|memories|memory entries|memory (?:that|which|about|mentioning|on))\b"
     ),
     # whatever scores the lesson, addressed
@@ -242,7 +244,7 @@ CONCEAL = [
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
     rx(
-        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
+        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|list\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
     ),
     rx(
         r"\b(?:report|describe|present|log|label|record|summari[sz]e)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*(?:in (?:your|the) (?:reply|summary|response|answer) )?as (?:[\"'‘“]reviewed[\w ]{0,20}[\"'’”]|routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
@@ -275,7 +277,7 @@ CONCEAL = [
     ),
     # a question of the user's answered with a denial, the truth called confusing
     rx(
-        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:that )?(?:there (?:is|was|are|were) )?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:even (?:when|if|though)\b|confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
+        r"\b(?:if|when|whenever) (?:a |the |any |an )?(?:users?|customers?|callers?|clients?|requesters?|patients?|members?|employees?|guests?|visitors?|parents?|students?|buyers?|tenants?|subscribers?|someone|anyone|people) asks?\b[^.;]{0,160}\b(?:say|tell (?:them|him|her)|answer|reply|respond)\w*:? [\"'“]?(?:that )?(?:there (?:is|was|are|were) )?(?:no|nothing|none|never)\b(?=.{0,200}?\b(?:even (?:when|if|though)\b|liabilit\w*|disclos\w*|in writing|confus\w*|worr\w*|alarm\w*|scar\w*|upset\w*|panic\w*|escalat\w*|complain\w*|nois\w*|churn\w*|(?:pci|compliance|legal|awkward|follow-up|more) questions|bad press|lawsuits?|cancel\w*|brought up|bring (?:it|this|that) up|(?:mention|explain)\w* (?:it|this|that))\b)"
     ),
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
