@@ -13,7 +13,9 @@ Django's own backend, with two differences:
   prepared read (``config.db.prepared``) in the same pipeline as itself,
   together with the transaction's ``BEGIN``. One round trip instead of
   three for a tenant transaction's first read. Settings still pending when
-  the transaction ends are dropped: ``SET LOCAL`` would have died with it.
+  the transaction (or a savepoint made before them) is rolled back or ends
+  are dropped: ``SET LOCAL`` would have died with it. A connection closed
+  inside a transaction takes no more.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.db.backends.postgresql import base
+from django.db.transaction import TransactionManagementError
 from pgvector.psycopg.halfvec import register_halfvec_info
 from psycopg import pq
 from psycopg.types import TypeInfo
@@ -42,6 +45,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def defer_local_settings(self, values: dict[str, str]) -> None:
         """Set ``values`` for the rest of the current transaction, sent with
         the next statement. Precondition: inside ``transaction.atomic``."""
+        if self.closed_in_transaction:
+            # Nothing could send them in this transaction, and they must not
+            # wait for the next one on this thread.
+            raise TransactionManagementError(
+                "the connection was closed inside this transaction; nothing can be set in it"
+            )
         self._pending_settings.update(values)
 
     def take_local_settings(self) -> tuple[str, list[str]] | None:
@@ -80,6 +89,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
             with self.wrap_database_errors, self.connection.pipeline():
                 self.connection.execute(*statement)
         return super().create_cursor(name)
+
+    def connect(self) -> None:
+        self._pending_settings.clear()  # a new connection starts with none
+        super().connect()
+
+    def _savepoint_rollback(self, sid: str) -> None:
+        # Whatever is still pending was set after the savepoint was made
+        # (making it sent the rest): the rollback undoes it, so it is not
+        # sent — in an aborted transaction it could not be.
+        self._pending_settings.clear()
+        super()._savepoint_rollback(sid)  # type: ignore[misc]
 
     def _commit(self) -> None:
         self._pending_settings.clear()

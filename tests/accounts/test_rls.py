@@ -6,13 +6,16 @@ import uuid
 
 import psycopg
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.transaction import TransactionManagementError
 from django.db.utils import ProgrammingError
 
 from accounts.models import Agent, ApiKey, Role, Tenant
 from accounts.rls import rls_audit
 from accounts.tenancy import (
+    CROSS_TENANT_SETTING,
     TenancyError,
+    _get,
     activate_tenant,
     cross_tenant,
     current_tenant_id,
@@ -174,6 +177,39 @@ def test_a_setting_made_in_a_rolled_back_savepoint_is_undone():
         with pytest.raises(RuntimeError), transaction.atomic():
             activate_tenant(b.agent.tenant_id)  # pending when the savepoint rolls back
             raise RuntimeError
+        assert current_tenant_id() == a.agent.tenant_id
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+
+
+def test_a_connection_closed_inside_a_transaction_takes_no_settings_for_the_next_one():
+    """Nothing set after the connection is gone may wait for the next
+    transaction on this thread (it would open with another's tenant — or
+    with cross_tenant on)."""
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with (
+        pytest.raises(TransactionManagementError),
+        cross_tenant(reason="test"),
+        tenant_context(a.agent.tenant_id),
+    ):
+        connection.close()  # gone inside the atomic block
+    with transaction.atomic():
+        activate_tenant(b.agent.tenant_id)
+        assert _get(CROSS_TENANT_SETTING, "default") == ""
+        assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+
+
+def test_a_nested_scope_whose_body_caught_a_database_error_still_unwinds():
+    """The savepoint's rollback drops what the nested scope still had to
+    send; the outer scope carries on as it did when settings were sent at
+    once."""
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_context(a.agent.tenant_id):
+        with tenant_context(b.agent.tenant_id), pytest.raises(DatabaseError):
+            Agent.objects.create(tenant_id=a.agent.tenant_id, name="x")  # refused by RLS
+        # the savepoint rolled back (the restore of tenant A it had pending
+        # dropped with it): the outer scope is whole
         assert current_tenant_id() == a.agent.tenant_id
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
 
