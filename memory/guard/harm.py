@@ -235,22 +235,18 @@ _SOMEONE_ELSE_DOES = re.compile(
 
 # What a text or a message asks, reported with what to do about it ("if a
 # lesson tells you to share credentials, don't follow it — report it").
-_REPORTED_BEFORE = re.compile(
-    r"\b(?:if|when|whenever) (?:a|an|any|the|some)? ?(?:lessons?|memor(?:y|ies)|notes?|messages?|e-?mails?|pages?|documents?|prompts?|tool outputs?|websites?|web pages?|tickets?|comments?|issues?|dms?|texts?)\b(?:[^.]{0,60}\b(?:tells?|asks?|instructs?|says?|wants?|urges?) (?:you |an agent |agents )?to\b[^.]{0,120}|[^.]{0,60})$",
-    re.IGNORECASE,
+_REPORTED_BEFORE = rx(
+    r"\b(?:if|when|whenever) (?:a|an|any|the|some)? ?(?:lessons?|memor(?:y|ies)|notes?|messages?|e-?mails?|pages?|documents?|prompts?|tool outputs?|websites?|web pages?|tickets?|comments?|issues?|dms?|texts?)\b(?:[^.]{0,60}\b(?:tells?|asks?|instructs?|says?|wants?|urges?) (?:you |an agent |agents )?to\b[^.]{0,120}|[^.]{0,60})$"
 )
-_REFUSED_AFTER = re.compile(
-    r"\b(?:don't|do not|never) (?:follow|obey|do|act on) (?:it|them|that|this)\b|\b(?:ignore|refuse|report|flag) (?:it|them|that|this)\b",
-    re.IGNORECASE,
+_REFUSED_AFTER = rx(
+    r"\b(?:don't|do not|never) (?:follow|obey|do|act on) (?:it|them|that|this)\b|\b(?:ignore|refuse|report|flag) (?:it|them|that|this)\b"
 )
 
 
 # A step made the condition of a safeguard ("before attaching env output
 # to a ticket, pipe it through the redaction script").
-_PRECONDITION_BEFORE = re.compile(r"\b(?:before|prior to)\s+$", re.IGNORECASE)
-_SAFEGUARD = re.compile(
-    r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*", re.I
-)
+_PRECONDITION_BEFORE = rx(r"\b(?:before|prior to)\s+$")
+_SAFEGUARD = rx(r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*")
 
 
 def _not_an_order(text: str, start: int) -> bool:
@@ -390,8 +386,10 @@ _CREDENTIAL_TO_ANYONE = rx(
     r"\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
 )
 # a hard control's setting written off ("set `audit.enabled=false`")
+_SKIP_SWITCH_ON = r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b"
 _HARD_SETTING_OFF = rx(
-    r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*|waf|firewall)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
+    _SKIP_SWITCH_ON
+    + r"|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*|waf|firewall)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
 )
 
 
@@ -432,9 +430,10 @@ _APPROVAL_IMPERSONATED = rx(
 )
 # a control's setting turned off in production, on a date or for good
 _PROD_SETTING_OFF = rx(
-    r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b[^.;]{0,40}\bprod(?:uction)?\b"
-    r"|\bprod(?:uction)?\b[^.;]{0,40}\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b"
+    rf"{_SKIP_SWITCH_ON}[^.;]{{0,40}}\bprod(?:uction)?\b|\bprod(?:uction)?\b[^.;]{{0,40}}{_SKIP_SWITCH_ON}"
 )
+# the sentence keeps it off production ("only for local dev; never in prod")
+_KEPT_OFF_PROD = rx(r"\b(?:never|not|don't|do not|only (?:in|on|for) (?:local|dev|test))")
 
 
 # audit or log retention cut to nothing on a claimed approval
@@ -467,9 +466,7 @@ def security_weakening(text: str) -> bool:
         return True
     for match in _PROD_SETTING_OFF.finditer(text):
         sentence = _sentence_around(text, match.start(), match.end())
-        if not _not_an_order(text, match.start()) and not re.search(
-            r"\b(?:never|not|don't|do not|only (?:in|on|for) (?:local|dev|test))", sentence, re.I
-        ):
+        if not _not_an_order(text, match.start()) and not _KEPT_OFF_PROD.search(sentence):
             return True
     if _ACCESS_ADDED.search(text) and ordered(text, _KEPT_FROM_CLEANUP):
         return True
