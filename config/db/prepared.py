@@ -36,22 +36,37 @@ def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
+    [rows] = _fetch_all([(sql, params)])
+    return rows
+
+
+def _fetch_all(
+    statements: Sequence[tuple[str, Mapping[str, Any]]],
+) -> list[list[tuple[Any, ...]]]:
+    """Every row of each statement, prepared, in the current transaction:
+    one round trip — with the transaction's ``BEGIN`` and the pending tenant
+    settings (``config.db.base``) when there are any, in one pipeline."""
     connection.ensure_connection()
+    raw = connection.connection
+    settings_first = ours(connection).take_local_settings()
     # Django's error wrapper, as its own cursors have: a psycopg error
     # becomes django.db's (what run_apply_transaction retries on) and marks
     # the connection for the health check.
-    raw = connection.connection
-    settings_first = ours(connection).take_local_settings()
-    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
-        if settings_first is None and not ours(connection).beginning():
-            cursor.execute(sql, params, prepare=True)
-        else:
-            # BEGIN, the pending tenant settings and the read: one round trip.
-            with raw.pipeline():
-                if settings_first is not None:
-                    raw.execute(*settings_first)
-                cursor.execute(sql, params, prepare=True)
-        return cursor.fetchall()
+    with connection.wrap_database_errors:
+        cursors = [psycopg.Cursor(raw) for _ in statements]
+        try:
+            if len(statements) == 1 and settings_first is None and not ours(connection).beginning():
+                cursors[0].execute(*statements[0], prepare=True)
+            else:
+                with raw.pipeline():
+                    if settings_first is not None:
+                        raw.execute(*settings_first)
+                    for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                        cursor.execute(sql, params, prepare=True)
+            return [cursor.fetchall() for cursor in cursors]
+        finally:
+            for cursor in cursors:
+                cursor.close()
 
 
 T = TypeVar("T")
@@ -74,23 +89,8 @@ def fetch_together(reads: Sequence[PreparedRead[Any]]) -> list[Any]:
     """Each read's result, the reads sent in one pipeline: one round trip
     for all of them, in the caller's transaction."""
     todo = [read for read in reads if read.sql]
-    if len(todo) < 2 or not settings.TRIBUTARY_PREPARED_STATEMENTS:
+    if not todo or not settings.TRIBUTARY_PREPARED_STATEMENTS:
         return [read.fetch() for read in reads]
-    connection.ensure_connection()
-    raw = connection.connection
-    settings_first = ours(connection).take_local_settings()
-    rows: dict[int, list[tuple[Any, ...]]] = {}
-    with connection.wrap_database_errors:
-        cursors = [psycopg.Cursor(raw) for _ in todo]
-        try:
-            with raw.pipeline():
-                if settings_first is not None:
-                    raw.execute(*settings_first)
-                for cursor, read in zip(cursors, todo, strict=True):
-                    cursor.execute(read.sql, read.params, prepare=True)  # type: ignore[arg-type]
-            for cursor, read in zip(cursors, todo, strict=True):
-                rows[id(read)] = cursor.fetchall()
-        finally:
-            for cursor in cursors:
-                cursor.close()
+    fetched = _fetch_all([(read.sql, read.params) for read in todo])  # type: ignore[misc]
+    rows = {id(read): found for read, found in zip(todo, fetched, strict=True)}
     return [read.parse(rows.get(id(read), [])) for read in reads]
