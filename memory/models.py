@@ -76,7 +76,9 @@ class Lesson(models.Model):
     embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     status = models.CharField(max_length=16, choices=LessonStatus.choices)
     confidence = models.FloatField(default=0.7)
-    author = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, related_name="lessons")
+    author = models.ForeignKey(
+        "accounts.Agent", on_delete=models.PROTECT, related_name="lessons", db_constraint=False
+    )
     reinforcement_count = models.IntegerField(default=0)
     last_useful_at = models.DateTimeField(null=True, blank=True)
     pinned = models.BooleanField(default=False)
@@ -86,11 +88,21 @@ class Lesson(models.Model):
     activated_at = models.DateTimeField(null=True, blank=True)
     deactivated_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+        db_constraint=False,
     )
     # Retired by the gardener as a duplicate of this lesson: erased with it.
     merged_into = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="merged"
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="merged",
+        db_constraint=False,
     )
     # Inserted as novel because the judge failed: to be judged again.
     needs_rejudge = models.BooleanField(default=False)
@@ -144,7 +156,11 @@ class LessonRecallStats(models.Model):
     only by the bookkeeping task, never inside a learn."""
 
     lesson = models.OneToOneField(
-        Lesson, on_delete=models.CASCADE, primary_key=True, related_name="recall_stats"
+        Lesson,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="recall_stats",
+        db_constraint=False,
     )
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
     recall_count = models.IntegerField(default=0)
@@ -174,7 +190,7 @@ class LearnRequest(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
+    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, db_constraint=False)
     content = models.TextField()
     situation = models.TextField(blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -182,17 +198,30 @@ class LearnRequest(models.Model):
     derived_from = models.JSONField(default=list, blank=True)
     idempotency_key = models.CharField(max_length=200, blank=True, default="")
     belief = models.ForeignKey(
-        "provenance.Belief", on_delete=models.PROTECT, related_name="learn_requests"
+        "provenance.Belief",
+        on_delete=models.PROTECT,
+        related_name="learn_requests",
+        db_constraint=False,
     )
     status = models.CharField(
         max_length=16, choices=RequestStatus.choices, default=RequestStatus.PENDING
     )
     outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
     lesson = models.ForeignKey(
-        Lesson, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        Lesson,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     target_lesson = models.ForeignKey(
-        Lesson, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        Lesson,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     judge = models.CharField(max_length=100, blank=True)
     verdict_confidence = models.FloatField(null=True, blank=True)
@@ -255,7 +284,12 @@ class ModelCall(models.Model):
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
     learn_request = models.ForeignKey(
-        LearnRequest, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        LearnRequest,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     provider = models.CharField(max_length=32)
     model = models.CharField(max_length=200)
@@ -284,7 +318,9 @@ class LessonTerm(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="+")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     lexeme = models.TextField()
 
     class Meta:
@@ -315,11 +351,22 @@ class Event(models.Model):
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
     kind = models.CharField(max_length=16, choices=EventKind.choices)
     lesson = models.ForeignKey(
-        "memory.Lesson", on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+        "memory.Lesson",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="events",
+        db_constraint=False,
     )
-    agent = models.ForeignKey("accounts.Agent", on_delete=models.SET_NULL, null=True, blank=True)
+    agent = models.ForeignKey(
+        "accounts.Agent", on_delete=models.SET_NULL, null=True, blank=True, db_constraint=False
+    )
     learn_request = models.ForeignKey(
-        "memory.LearnRequest", on_delete=models.SET_NULL, null=True, blank=True
+        "memory.LearnRequest",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        db_constraint=False,
     )
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -351,14 +398,27 @@ class Dispute(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
     lesson = models.ForeignKey(
-        "memory.Lesson", on_delete=models.CASCADE, related_name="disputes_opened"
+        "memory.Lesson",
+        on_delete=models.CASCADE,
+        related_name="disputes_opened",
+        db_constraint=False,
     )
     target = models.ForeignKey(
-        "memory.Lesson", on_delete=models.CASCADE, related_name="disputes_against"
+        "memory.Lesson",
+        on_delete=models.CASCADE,
+        related_name="disputes_against",
+        db_constraint=False,
     )
-    opened_by = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, related_name="+")
+    opened_by = models.ForeignKey(
+        "accounts.Agent", on_delete=models.PROTECT, related_name="+", db_constraint=False
+    )
     learn_request = models.ForeignKey(
-        "memory.LearnRequest", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "memory.LearnRequest",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     rationale = models.TextField(blank=True)  # the judge's
     status = models.CharField(
@@ -366,7 +426,12 @@ class Dispute(models.Model):
     )
     resolution = models.CharField(max_length=16, choices=Resolution.choices, blank=True)
     resolved_by = models.ForeignKey(
-        "accounts.Agent", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "accounts.Agent",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
     note = models.CharField(max_length=1000, blank=True)

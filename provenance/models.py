@@ -35,7 +35,9 @@ class Observation(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, null=True, blank=True)
+    agent = models.ForeignKey(
+        "accounts.Agent", on_delete=models.PROTECT, null=True, blank=True, db_constraint=False
+    )
     source_type = models.CharField(max_length=20, choices=SourceType.choices)
     content = models.TextField()
     source_uri = models.CharField(max_length=2000, blank=True)
@@ -81,7 +83,7 @@ class Belief(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
+    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, db_constraint=False)
     content = models.TextField()
     confidence = models.FloatField()
     status = models.CharField(
@@ -115,15 +117,32 @@ class Edge(models.Model):
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
     kind = models.CharField(max_length=16, choices=EdgeKind.choices)
-    belief = models.ForeignKey(Belief, on_delete=models.CASCADE, related_name="edges")
+    belief = models.ForeignKey(
+        Belief, on_delete=models.CASCADE, related_name="edges", db_constraint=False
+    )
     to_observation = models.ForeignKey(
-        Observation, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Observation,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     to_belief = models.ForeignKey(
-        Belief, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Belief,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     to_lesson = models.ForeignKey(
-        "memory.Lesson", on_delete=models.CASCADE, null=True, blank=True, related_name="edges"
+        "memory.Lesson",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="edges",
+        db_constraint=False,
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
@@ -168,7 +187,7 @@ class Decision(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT)
+    agent = models.ForeignKey("accounts.Agent", on_delete=models.PROTECT, db_constraint=False)
     action = models.TextField()
     status = models.CharField(
         max_length=16, choices=DecisionStatus.choices, default=DecisionStatus.OK
@@ -191,8 +210,10 @@ class DecisionBasis(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    decision = models.ForeignKey(Decision, on_delete=models.CASCADE)
-    lesson = models.ForeignKey("memory.Lesson", on_delete=models.CASCADE, related_name="+")
+    decision = models.ForeignKey(Decision, on_delete=models.CASCADE, db_constraint=False)
+    lesson = models.ForeignKey(
+        "memory.Lesson", on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
 
     class Meta:
         constraints = [
@@ -217,7 +238,9 @@ class CorroborationAudit(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE)
-    lesson = models.ForeignKey("memory.Lesson", on_delete=models.CASCADE, related_name="+")
+    lesson = models.ForeignKey(
+        "memory.Lesson", on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     status = models.CharField(max_length=16, choices=Corroboration.choices)
     reason = models.CharField(max_length=500)
     independent_sources = models.IntegerField()

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from accounts.models import Agent
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
+from config.db.bulk import rows_insert
 from config.errors import NotFound
 from memory.services.events import curator_action_record
 from provenance.models import (
@@ -87,9 +88,9 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
         )
         for b in beliefs
     ]  # fmt: skip
-    Belief.objects.bulk_create(made)
-    Observation.objects.bulk_create(roots)
-    Edge.objects.bulk_create(
+    rows_insert(made)
+    rows_insert(roots)
+    rows_insert(
         [
             Edge(tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
                  to_observation_id=root.id)

@@ -40,8 +40,19 @@ def fetch_prepared(sql: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]
     return rows
 
 
+def run_bound(sql: str, params: Sequence[Any] | Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """Run one statement bound on the server (in binary where psycopg can),
+    in the current transaction; its rows (none for a statement without
+    any). Prepared unless ``TRIBUTARY_PREPARED_STATEMENTS`` is off: then an
+    unnamed statement, which every pooler passes through."""
+    [rows] = _fetch_all([(sql, params)], prepare=settings.TRIBUTARY_PREPARED_STATEMENTS)
+    return rows
+
+
 def _fetch_all(
-    statements: Sequence[tuple[str, Mapping[str, Any]]],
+    statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]],
+    *,
+    prepare: bool = True,
 ) -> list[list[tuple[Any, ...]]]:
     """Every row of each statement, prepared, in the current transaction:
     one round trip — with the transaction's ``BEGIN`` and the pending tenant
@@ -56,14 +67,14 @@ def _fetch_all(
         cursors = [psycopg.Cursor(raw) for _ in statements]
         try:
             if len(statements) == 1 and settings_first is None and not ours(connection).beginning():
-                cursors[0].execute(*statements[0], prepare=True)
+                cursors[0].execute(*statements[0], prepare=prepare)
             else:
                 with raw.pipeline():
                     if settings_first is not None:
                         raw.execute(*settings_first)
                     for cursor, (sql, params) in zip(cursors, statements, strict=True):
-                        cursor.execute(sql, params, prepare=True)
-            return [cursor.fetchall() for cursor in cursors]
+                        cursor.execute(sql, params, prepare=prepare)
+            return [cursor.fetchall() if cursor.description else [] for cursor in cursors]
         finally:
             for cursor in cursors:
                 cursor.close()

@@ -67,6 +67,12 @@ def screen(content: str, situation: str = "") -> Screening:
     return Screening(False)
 
 
+def screen_many(texts: Sequence[tuple[str, str]]) -> list[Screening]:
+    """``screen`` for each (content, situation): what an import hands to a
+    process of its own, screening one batch while the one before is written."""
+    return [screen(content, situation) for content, situation in texts]
+
+
 def screen_vector(vector: Sequence[float], content: str, situation: str = "") -> Screening:
     """The learned signal on a lesson's embedding (the learn pipeline asks
     it of each lesson the rules let through, once the lesson is embedded),

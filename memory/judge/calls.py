@@ -16,6 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 
+from config.db.bulk import rows_insert
+
 
 @dataclass(frozen=True)
 class ModelCallRecord:
@@ -73,7 +75,7 @@ def model_calls_save(
     rows in one statement. Precondition: inside the tenant's context."""
     from memory.models import ModelCall
 
-    ModelCall.objects.bulk_create(
+    rows_insert(
         [
             ModelCall(
                 tenant_id=tenant_id, learn_request_id=request_id, provider=c.provider,

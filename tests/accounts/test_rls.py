@@ -137,6 +137,69 @@ def test_a_key_must_belong_to_its_agents_tenant():
         )
 
 
+def _foreign_keys() -> set[tuple[str, tuple[str, ...], str]]:
+    """(table, columns, referenced table) of every foreign key constraint."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.conrelid::regclass::text, c.confrelid::regclass::text,
+                   array(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
+                         JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n
+                         ORDER BY k.i)
+            FROM pg_constraint c WHERE c.contype = 'f'
+            """
+        )
+        return {(table, tuple(columns), ref) for table, ref, columns in cursor.fetchall()}
+
+
+def test_a_reference_without_its_own_constraint_is_held_by_a_same_tenant_key():
+    from django.apps import apps
+
+    keys = _foreign_keys()
+    unchecked = [
+        (model._meta.db_table, field.column, field.related_model._meta.db_table)
+        for model in apps.get_models()
+        for field in model._meta.concrete_fields
+        if field.is_relation and not field.db_constraint  # type: ignore[attr-defined]
+    ]
+    assert len(unchecked) >= 28  # the hot tables' references, at least
+    for table, column, ref in unchecked:
+        assert (table, (column, "tenant_id"), ref) in keys, f"{table}.{column} is unchecked"
+    # …and no reference is checked twice, once alone and once with its tenant.
+    doubled = [
+        (table, columns)
+        for table, columns, ref in keys
+        if len(columns) == 2 and columns[1] == "tenant_id"
+        and (table, columns[:1], ref) in keys and table != "accounts_apikey"
+    ]  # fmt: skip
+    assert doubled == []
+
+
+def test_a_same_tenant_key_still_refuses_a_missing_row_and_another_tenants():
+    from memory.models import Lesson
+
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_context(a.agent.tenant_id):
+        mine = Lesson.objects.create(
+            tenant_id=a.agent.tenant_id, author=a.agent, kind="lesson", content="x",
+            status="retired",
+        )  # fmt: skip
+    with (
+        pytest.raises(IntegrityError, match="superseded_by_id_same_tenant"),
+        tenant_context(a.agent.tenant_id),
+    ):
+        Lesson.objects.filter(id=mine.id).update(superseded_by_id=uuid.uuid4())
+    with (
+        pytest.raises(IntegrityError, match="author_id_same_tenant"),
+        tenant_context(a.agent.tenant_id),
+    ):
+        Lesson.objects.create(
+            tenant_id=a.agent.tenant_id, author_id=b.agent.id, kind="lesson", content="y",
+            status="retired",
+        )  # fmt: skip
+
+
 def test_tenant_context_restores_the_outer_scope():
     a = make_caller("tenant-a", "alice")
     b = make_caller("tenant-b", "bob")

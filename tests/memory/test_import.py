@@ -249,3 +249,26 @@ def test_a_vector_past_half_precision_and_a_leading_blank_line(tmp_path):
     found = list(read_records(path))
     assert [type(r).__name__ for r in found] == ["Rejected", "ImportRecord"]
     assert isinstance(found[0], Rejected) and found[0].code == "invalid_vector"
+
+
+@pytest.mark.parametrize("processes", ["0", "1"])
+def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_path, processes):
+    """Batch n + 1 is read (and screened, in a process of its own with
+    ``--screen-processes 1``) before batch n is written: a record of both is
+    imported once, and an attack in a later batch is still quarantined."""
+    dana = make_caller(f"ahead-{processes}", "dana")
+    path = write_lines(tmp_path / "ahead.jsonl", [
+        {"id": "1", "content": EXPORT}, {"id": "2", "content": DEPLOYS},
+        {"id": "2", "content": DEPLOYS}, {"id": "3", "content": VACUUM},
+        {"id": "4", "content": ATTACK},
+    ])  # fmt: skip
+    out = run_import(
+        str(path), "--tenant", f"ahead-{processes}", "--trust", "--batch", "2",
+        "--screen-processes", processes,
+    )  # fmt: skip
+    assert "read 5, imported 4 (3 inserted, 1 quarantined), already imported 1" in out
+    with tenant_context(dana.agent.tenant_id):
+        assert sorted(Lesson.objects.values_list("status", flat=True)) == [
+            "active", "active", "active", "quarantined",
+        ]  # fmt: skip
+        assert LearnRequest.objects.filter(idempotency_key="import:tributary:2").count() == 1

@@ -4,9 +4,14 @@ progress bar (see ``memory.importing`` for the formats and
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from itertools import islice
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +21,15 @@ from tqdm import tqdm
 
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant
+from memory.guard import Screening, screen_many
 from memory.importing import FORMATS, ImportRecord, Rejected, read_records
-from memory.services.learn.imports import ImportCounts, lessons_import_batch
+from memory.services.learn.imports import (
+    ImportBatch,
+    ImportCounts,
+    Screener,
+    import_batch_read,
+    import_batch_write,
+)
 from regions.directory import placement_of
 from regions.routing import in_region
 
@@ -45,6 +57,11 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--batch", type=int, default=500, help="records per transaction")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--screen-processes", type=int, default=1 if (os.cpu_count() or 1) > 1 else 0,
+            help="processes that screen the next batch while one is written "
+            "(0: screen in this process; default 1 where there is a second core)",
+        )  # fmt: skip
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["file"])
@@ -87,31 +104,60 @@ class Command(BaseCommand):
             total=_lines(path), unit="rec", file=sys.stderr, disable=options["no_progress"],
             desc="import",
         )  # fmt: skip
-        with bar:
+        # One batch is screened (in a process of its own, where there is a
+        # second core) while the batch before it is written.
+        with bar, _screener(options["screen_processes"]) as screener:
+            waiting: tuple[ImportBatch, int] | None = None
             while batch := list(islice(records, options["batch"])):
                 good = [r for r in batch if isinstance(r, ImportRecord)]
                 rejected += [r for r in batch if isinstance(r, Rejected)]
-                if good:
-                    total.add(self._batch(tenant_id, good, path, options))
-                bar.update(len(batch))
+                read = import_batch_read(
+                    tenant_id=tenant_id, records=good, default_author=options["author"],
+                    screener=screener, coming=waiting[0].marks if waiting else (),
+                )  # fmt: skip
+                if waiting:
+                    total.add(self._write(*waiting, path, options, screener, bar))
+                waiting = (read, len(batch))
                 bar.set_postfix(new=total.applied, known=total.skipped, bad=len(rejected))
+            if waiting:
+                total.add(self._write(*waiting, path, options, screener, bar))
         return total, rejected, time.perf_counter() - started
 
-    def _batch(
-        self, tenant_id: Any, records: list[ImportRecord], path: Path, options: dict[str, Any]
-    ) -> ImportCounts:
-        def once() -> ImportCounts:
-            return lessons_import_batch(
-                tenant_id=tenant_id, records=records, default_author=options["author"],
-                source=f"import:{path.name}", trusted=options["trust"],
-            )  # fmt: skip
-
+    def _write(
+        self, batch: ImportBatch, lines: int, path: Path, options: dict[str, Any],
+        screener: Screener | None, bar: tqdm[Any],
+    ) -> ImportCounts:  # fmt: skip
+        source = f"import:{path.name}"
         try:
-            return once()
+            counts = import_batch_write(batch, source=source, trusted=options["trust"])
         except IntegrityError:
             # Another import of the same records wrote them first: this
-            # attempt wrote nothing, and the next skips what it finds.
-            return once()
+            # attempt wrote nothing; read again, and skip what it wrote.
+            again = import_batch_read(
+                tenant_id=batch.tenant_id, records=batch.fresh,
+                default_author=batch.default_author, screener=screener,
+            )  # fmt: skip
+            again.counts.read = batch.counts.read
+            again.counts.skipped += batch.counts.skipped
+            counts = import_batch_write(again, source=source, trusted=options["trust"])
+        bar.update(lines)
+        return counts
+
+
+@contextmanager
+def _screener(processes: int) -> Iterator[Screener | None]:
+    """Screening handed to worker processes (spawned: nothing of this
+    process's connections or threads goes with them), or None: in this
+    process, as each batch is written."""
+    if processes < 1:
+        yield None
+        return
+    with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+
+        def screen_soon(texts: list[tuple[str, str]]) -> Future[list[Screening]]:
+            return pool.submit(screen_many, texts)
+
+        yield screen_soon
 
 
 def _lines(path: Path) -> int | None:

@@ -3,7 +3,6 @@ of ``memory.services.learn``)."""
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 
@@ -11,12 +10,11 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.tenancy import run_apply_transaction
+from config.db.bulk import rows_insert, rows_update
 from memory.judge.calls import model_calls_save
 from memory.models import (
     Dispute,
-    Event,
     LearnRequest,
-    Lesson,
     LessonStatus,
     Outcome,
     RequestStatus,
@@ -25,7 +23,7 @@ from memory.models import (
 from memory.services.events import event_build
 from memory.services.learn.plan import Applied, BatchProgress, Plan
 from memory.services.transitions import Move, lessons_move
-from provenance.models import CorroborationAudit, Edge
+from provenance.models import CorroborationAudit
 
 MAX_APPLY_ATTEMPTS = 12  # serialization failures retried per apply
 
@@ -73,7 +71,7 @@ def _apply(
             lesson.activated_at = now
         if lesson.reinforcement_count:
             lesson.last_useful_at = now
-    Lesson.objects.bulk_create(list(plan.new.values()))
+    rows_insert(list(plan.new.values()))
     if plan.reinforce:
         with connection.cursor() as cursor:
             cursor.executemany(
@@ -81,8 +79,8 @@ def _apply(
                 "last_useful_at = %s WHERE id = %s",
                 [(times, now, lesson_id) for lesson_id, times in plan.reinforce.items()],
             )
-    Edge.objects.bulk_create(plan.edges)
-    CorroborationAudit.objects.bulk_create(
+    rows_insert(plan.edges)
+    rows_insert(
         [
             CorroborationAudit(
                 tenant_id=tenant_id, lesson_id=lesson.id, status=lesson.corroboration,
@@ -96,7 +94,7 @@ def _apply(
     )  # fmt: skip
     calls = [(d.item.request.id, c) for d in plan.decisions for c in d.calls] + progress.calls
     model_calls_save(tenant_id=tenant_id, calls=calls, created_at=now)
-    Dispute.objects.bulk_create(
+    rows_insert(
         [
             Dispute(
                 tenant_id=tenant_id, lesson_id=d.lesson_id, target_id=d.target_id,
@@ -107,7 +105,7 @@ def _apply(
             if d.outcome == Outcome.DISPUTED and d.target_id is not None
         ]
     )  # fmt: skip
-    Event.objects.bulk_create(
+    rows_insert(
         [
             event_build(
                 tenant_id=tenant_id, kind=d.event, lesson_id=d.lesson_id,
@@ -142,32 +140,28 @@ def _apply(
     )  # fmt: skip
     count = len(plan.decisions)
     apply_ms = round((time.perf_counter() - started) * 1000 / count, 2)
-    with connection.cursor() as cursor:
-        cursor.executemany(
-            """
-            UPDATE memory_learnrequest SET status = 'applied', outcome = %s, lesson_id = %s,
-                target_lesson_id = %s, judge = %s, verdict_confidence = %s, rationale = %s,
-                attempts = %s, revalidations = %s, serialization_failures = %s,
-                timings = %s::jsonb, applied_at = %s, lease_until = NULL, judge_fallback = %s
-            WHERE id = %s
-            """,
-            [
-                (
-                    d.outcome, d.lesson_id, d.target_id, d.verdict.judge, d.verdict.confidence,
-                    d.verdict.rationale[:2000], progress.attempts, progress.revalidations,
-                    progress.serialization_failures,
-                    json.dumps({
-                        "embed": progress.embed_ms,
-                        "candidates": round(plan.candidates_ms, 2),
-                        "judge": round(d.judge_ms, 2),
-                        # Up to the last write; the commit is not in the figure.
-                        "apply": apply_ms,
-                        "batch": count,
-                        "total": round((now - d.item.request.created_at).total_seconds() * 1000, 2),
-                    }),
-                    now, d.fallback, d.item.request.id,
-                )
-                for d in plan.decisions
-            ],
-        )  # fmt: skip
+    rows_update(
+        LearnRequest, "id",
+        ["status", "outcome", "lesson_id", "target_lesson_id", "judge", "verdict_confidence",
+         "rationale", "attempts", "revalidations", "serialization_failures", "timings",
+         "applied_at", "lease_until", "judge_fallback"],
+        [
+            (
+                d.item.request.id, RequestStatus.APPLIED, d.outcome, d.lesson_id, d.target_id,
+                d.verdict.judge, d.verdict.confidence, d.verdict.rationale[:2000],
+                progress.attempts, progress.revalidations, progress.serialization_failures,
+                {
+                    "embed": progress.embed_ms,
+                    "candidates": round(plan.candidates_ms, 2),
+                    "judge": round(d.judge_ms, 2),
+                    # Up to the last write; the commit is not in the figure.
+                    "apply": apply_ms,
+                    "batch": count,
+                    "total": round((now - d.item.request.created_at).total_seconds() * 1000, 2),
+                },
+                now, None, d.fallback,
+            )
+            for d in plan.decisions
+        ],
+    )  # fmt: skip
     return Applied.DONE

@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 import uuid
 from collections import Counter
+from collections.abc import Callable, Collection
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -27,8 +29,10 @@ from django.utils import timezone
 from accounts.models import Agent, Role, Tenant
 from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
+from config.db.bulk import rows_insert
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider
+from memory.guard import Screening
 from memory.importing import ImportRecord
 from memory.judge import Judge
 from memory.models import LearnRequest
@@ -59,19 +63,39 @@ class ImportCounts:
         self.outcomes.update(other.outcomes)
 
 
-def lessons_import_batch(
+Screener = Callable[[list[tuple[str, str]]], "Future[list[Screening]]"]
+
+
+@dataclass
+class ImportBatch:
+    """A batch read against the tenant: its authors, the records not
+    imported before (``fresh``) and their screening, done or on its way."""
+
+    tenant_id: uuid.UUID
+    fresh: list[ImportRecord]
+    agents: dict[str, Agent]
+    default_author: str
+    counts: ImportCounts
+    screened: Future[list[Screening]] | None = None
+
+    @property
+    def marks(self) -> set[tuple[uuid.UUID, str]]:
+        """The (author, key) of each fresh record: what this batch imports."""
+        return {(self.agents[r.author or self.default_author].id, r.key) for r in self.fresh}
+
+
+def import_batch_read(
     *,
     tenant_id: uuid.UUID,
     records: list[ImportRecord],
     default_author: str,
-    source: str,
-    trusted: bool = False,
-    judge: Judge | None = None,
-    provider: EmbeddingProvider | None = None,
-) -> ImportCounts:
-    """Import one batch of records into the tenant, in their order.
-    ``source`` names the file (the roots' source and family: lessons of one
-    export are one source, never independent evidence for each other).
+    screener: Screener | None = None,
+    coming: Collection[tuple[uuid.UUID, str]] = (),
+) -> ImportBatch:
+    """The first half of a batch's import: which records are new (not
+    imported before, not repeated in the batch, not in ``coming``: the
+    batch before, still to be written), and — given a ``screener`` — their
+    screening started, so it runs while the batch before is written.
 
     Precondition: outside any transaction."""
     counts = ImportCounts(read=len(records))
@@ -82,7 +106,7 @@ def lessons_import_batch(
                 "agent_id", "idempotency_key"
             )
         )
-        judge = None if trusted else judge or tenant_judge(tenant_id)
+    known.update(coming)
     fresh: list[ImportRecord] = []
     for record in records:
         mark = (agents[record.author or default_author].id, record.key)
@@ -91,11 +115,39 @@ def lessons_import_batch(
             continue
         known.add(mark)
         fresh.append(record)
+    batch = ImportBatch(tenant_id, fresh, agents, default_author, counts)
+    if fresh and screener is not None:
+        batch.screened = screener([(r.content, r.situation) for r in fresh])
+    return batch
+
+
+def import_batch_write(
+    batch: ImportBatch,
+    *,
+    source: str,
+    trusted: bool = False,
+    judge: Judge | None = None,
+    provider: EmbeddingProvider | None = None,
+) -> ImportCounts:
+    """The second half: screen (unless screened ahead), embed what came
+    without a vector, then write and apply the batch's learn requests.
+    ``source`` names the file (the roots' source and family: lessons of one
+    export are one source, never independent evidence for each other).
+
+    Precondition: outside any transaction."""
+    tenant_id, fresh, agents, default_author = (
+        batch.tenant_id, batch.fresh, batch.agents, batch.default_author
+    )  # fmt: skip
+    counts = batch.counts
     if not fresh:
         return counts
+    if not trusted and judge is None:
+        with tenant_context(tenant_id):
+            judge = tenant_judge(tenant_id)
     screenings, vectors = screen_and_embed(
-        [(r.content, r.situation) for r in fresh], [r.vector for r in fresh], provider
-    )
+        [(r.content, r.situation) for r in fresh], [r.vector for r in fresh], provider,
+        screened=batch.screened.result() if batch.screened is not None else None,
+    )  # fmt: skip
     counts.embedded = sum(
         1 for r, v in zip(fresh, vectors, strict=True) if r.vector is None and v is not None
     )
@@ -109,8 +161,8 @@ def lessons_import_batch(
         # A request that fails is marked failed at once, never left pending
         # for a worker to judge later without the import's vector and time.
         counts.applied = learn_batch_apply_or_each(
-            tenant_id=tenant_id, items=items, judge=judge, progress=BatchProgress(),
-            trusted=trusted, give_up=True,
+            tenant_id=tenant_id, items=items, judge=None if trusted else judge,
+            progress=BatchProgress(), trusted=trusted, give_up=True,
         )  # fmt: skip
     with tenant_context(tenant_id):
         counts.outcomes.update(
@@ -123,6 +175,22 @@ def lessons_import_batch(
             }
         )
     return counts
+
+
+def lessons_import_batch(
+    *,
+    tenant_id: uuid.UUID,
+    records: list[ImportRecord],
+    default_author: str,
+    source: str,
+    trusted: bool = False,
+    judge: Judge | None = None,
+    provider: EmbeddingProvider | None = None,
+) -> ImportCounts:
+    """Import one batch of records into the tenant, in their order: both
+    halves at once, screened here. Precondition: outside any transaction."""
+    batch = import_batch_read(tenant_id=tenant_id, records=records, default_author=default_author)
+    return import_batch_write(batch, source=source, trusted=trusted, judge=judge, provider=provider)
 
 
 def _as_writer(agent: Agent) -> Agent:
@@ -179,4 +247,5 @@ def _requests_write(
             )
             for r, belief in zip(records, beliefs, strict=True)
         ]  # fmt: skip
-        return LearnRequest.objects.bulk_create(requests)
+        rows_insert(requests)
+        return requests

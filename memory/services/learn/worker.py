@@ -218,14 +218,19 @@ def screen_and_embed(
     texts: list[tuple[str, str]],
     given: list[Vector | None],
     provider: EmbeddingProvider | None,
+    screened: list[Screening] | None = None,
 ) -> tuple[list[Screening], list[Vector | None]]:
     """Screen lessons (content, situation) and embed those the rules let
     through that have no vector yet (``given``: an import's own), in one
     batch; then the learned signal reads each vector. Quarantined text is
     never embedded (nor shown to a judge), and a quarantined lesson has no
-    vector here. Returns the screenings and vectors, in order."""
-    with span("learn.screen"):
-        screenings = [screen(content, situation) for content, situation in texts]
+    vector here. ``screened``: the rules' screenings when they were made
+    elsewhere (an import screens ahead in another process). Returns the
+    screenings and vectors, in order."""
+    if screened is None:
+        with span("learn.screen"):
+            screened = [screen(content, situation) for content, situation in texts]
+    screenings = list(screened)
     wanted = [
         i for i, (s, v) in enumerate(zip(screenings, given, strict=True))
         if not s.blocked and v is None

@@ -1,0 +1,126 @@
+"""Bulk writes bound on the server, for the learn and import write path.
+
+Django's ``bulk_create`` binds on the client: every value is quoted into
+the statement's text in Python, and a model with a vector column falls back
+from ``INSERT … SELECT FROM UNNEST`` to a multi-row ``VALUES`` (a lesson's
+halfvec is formatted as 384 decimals, then parsed back by the server). A
+learn batch or an import batch of 500 lessons spent more time there than in
+PostgreSQL. ``rows_insert`` sends one ``INSERT … SELECT * FROM unnest(…)``
+with each column one array parameter, bound on the server in binary
+(vectors as binary halfvec); ``rows_update`` one ``UPDATE … FROM
+unnest(…)`` for per-row values. Both run in the caller's transaction, with
+any pending tenant settings sent first in the same pipeline
+(``config.db.prepared``), so row-level security sees the same tenant.
+
+``TRIBUTARY_PREPARED_STATEMENTS=false`` (a pooler without prepared
+statements) runs the same SQL through Django's cursor, bound on the client.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import connection, models
+from pgvector import HalfVector
+
+from config.db.prepared import run_bound
+
+_PLAIN = frozenset(
+    {
+        "AutoField", "BigAutoField", "BigIntegerField", "BooleanField", "CharField",
+        "DateTimeField", "FloatField", "IntegerField", "PositiveIntegerField",
+        "PositiveSmallIntegerField", "SmallIntegerField", "TextField", "UUIDField",
+    }
+)  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    # A choice (TextChoices, IntegerChoices) is stored as its value.
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _halfvec(value: Any) -> Any:
+    if value is None or isinstance(value, HalfVector):
+        return value
+    return HalfVector(value)
+
+
+def _converter(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
+    """What a model value becomes as an array element of its column."""
+    target = field.target_field if field.is_relation else field  # type: ignore[attr-defined]
+    if field.db_type(connection).startswith("halfvec"):  # type: ignore[union-attr]
+        return _halfvec
+    if target.get_internal_type() in _PLAIN:
+        return _plain
+
+    def prepared(value: Any) -> Any:
+        return field.get_db_prep_save(value, connection)
+
+    return prepared
+
+
+def _column_type(field: models.Field[Any, Any]) -> str:
+    # varchar(16)[] → varchar[]: the column's own type checks the length.
+    return str(field.db_type(connection)).split("(")[0]
+
+
+def rows_insert(objs: Sequence[models.Model]) -> None:
+    """Insert ``objs`` (one model) as ``bulk_create`` would — defaults and
+    ``auto_now_add`` applied, an auto primary key read back into each — in
+    one statement."""
+    if not objs:
+        return
+    model = type(objs[0])
+    meta = model._meta
+    auto_pk = isinstance(meta.pk, models.AutoField | models.BigAutoField | models.SmallAutoField)
+    fields = [
+        f for f in meta.local_concrete_fields
+        if not (auto_pk and f is meta.pk) and not getattr(f, "generated", False)
+    ]  # fmt: skip
+    if auto_pk and any(obj.pk is not None for obj in objs):
+        raise ValueError("rows_insert assigns auto primary keys; these objects have some")
+    columns = []
+    for field in fields:
+        convert = _converter(field)
+        columns.append([convert(field.pre_save(obj, True)) for obj in objs])
+    # Names and types from the model's own metadata, never from input.
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(f.column) for f in fields)
+    arrays = ", ".join(f"%b::{_column_type(f)}[]" for f in fields)
+    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
+    if auto_pk:
+        sql += f" RETURNING {quote(meta.pk.column)}"  # type: ignore[union-attr]
+    rows = run_bound(sql, columns)
+    if auto_pk:
+        for obj, (pk,) in zip(objs, rows, strict=True):
+            obj.pk = pk
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+
+
+def rows_update(
+    model: type[models.Model], key: str, fields: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """``UPDATE … SET field = value, … WHERE key = …`` for each row (``key``'s
+    value first, then ``fields``' in order), in one statement. A value may
+    be an SQL expression only by way of the column's own type."""
+    if not rows:
+        return
+    meta = model._meta
+    by_name = {name: f for f in meta.concrete_fields for name in (f.name, f.attname)}
+    chosen = [by_name[key], *(by_name[name] for name in fields)]
+    converters = [_converter(f) for f in chosen]
+    columns = [[convert(row[i]) for row in rows] for i, convert in enumerate(converters)]
+    quote = connection.ops.quote_name
+    names = [f"c{i}" for i in range(len(chosen))]
+    sets = ", ".join(
+        f"{quote(f.column)} = u.{name}" for f, name in zip(chosen[1:], names[1:], strict=True)
+    )
+    arrays = ", ".join(f"%b::{_column_type(f)}[]" for f in chosen)
+    source = f"unnest({arrays}) AS u({', '.join(names)})"
+    # Names and types from the model's own metadata, never from input.
+    sql = f"UPDATE {quote(meta.db_table)} AS t SET {sets} FROM {source} WHERE t.{quote(chosen[0].column)} = u.c0"  # noqa: S608, E501
+    run_bound(sql, columns)
