@@ -272,3 +272,25 @@ def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_p
             "active", "active", "active", "quarantined",
         ]  # fmt: skip
         assert LearnRequest.objects.filter(idempotency_key="import:tributary:2").count() == 1
+
+
+def test_statistics_are_refreshed_each_time_an_import_doubles_what_it_wrote():
+    from django.db import connection
+
+    from memory.services.learn.imports import StatisticsRefresh
+
+    def analyzed() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT coalesce(max(analyze_count), 0) FROM pg_stat_user_tables "
+                "WHERE relname = 'memory_lesson'"
+            )
+            return int(cursor.fetchone()[0])
+
+    refresh = StatisticsRefresh()
+    before = analyzed()
+    assert [refresh.add(n) for n in (300, 300, 500, 400, 1000)] == [
+        False, True, False, True, False,
+    ]  # fmt: skip
+    assert (refresh.written, refresh.next_at) == (2500, 3000)
+    assert analyzed() == before + 2

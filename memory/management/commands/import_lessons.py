@@ -27,6 +27,7 @@ from memory.services.learn.imports import (
     ImportBatch,
     ImportCounts,
     Screener,
+    StatisticsRefresh,
     import_batch_read,
     import_batch_write,
 )
@@ -106,6 +107,7 @@ class Command(BaseCommand):
         )  # fmt: skip
         # One batch is screened (in a process of its own, where there is a
         # second core) while the batch before it is written.
+        statistics = StatisticsRefresh()
         with bar, _screener(options["screen_processes"]) as screener:
             waiting: tuple[ImportBatch, int] | None = None
             while batch := list(islice(records, options["batch"])):
@@ -117,6 +119,7 @@ class Command(BaseCommand):
                 )  # fmt: skip
                 if waiting:
                     total.add(self._write(*waiting, path, options, screener, bar))
+                    statistics.add(len(waiting[0].fresh))
                 waiting = (read, len(batch))
                 bar.set_postfix(new=total.applied, known=total.skipped, bad=len(rejected))
             if waiting:
