@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import sys
 import time
 from pathlib import Path
 
 from _corpus import base_sentences, mixed_vectors
-from _stack import machine, run_in_stack
+from _stack import cpu_report, cpu_snapshot, machine, run_in_stack
 
 
 def main() -> None:
@@ -58,13 +59,20 @@ def timed(label: str, path: Path, tenant: str, count: int, *extra: str) -> float
     from django.core.management import call_command
 
     out = StringIO()
+    cpu_before, children = cpu_snapshot(), resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     call_command("import_lessons", str(path), "--tenant", tenant, "--no-progress", *extra,
                  stdout=out)  # fmt: skip
     elapsed = time.perf_counter() - started
+    cpu_after, reaped = cpu_snapshot(), resource.getrusage(resource.RUSAGE_CHILDREN)
     rate = count / elapsed
     print(f"{label:<44} {count:>7} records {elapsed:7.1f} s {rate:8.0f} records/s")
     print(f"    {out.getvalue().strip()}")
+    # The screening process has exited by now: its CPU is this process's
+    # reaped children's (and not in the snapshot's processes).
+    screener = (reaped.ru_utime + reaped.ru_stime) - (children.ru_utime + children.ru_stime)
+    print(f"    CPU per record: screening process {1000 * screener / count:.2f} ms")
+    print(cpu_report(cpu_before, cpu_after, elapsed, count).replace("per unit", "per record"))
     return rate
 
 

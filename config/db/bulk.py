@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from django.db import connection, models
@@ -66,25 +68,23 @@ def _column_type(field: models.Field[Any, Any]) -> str:
     return str(field.db_type(connection)).split("(")[0]
 
 
-def rows_insert(objs: Sequence[models.Model]) -> None:
-    """Insert ``objs`` (one model) as ``bulk_create`` would — defaults and
-    ``auto_now_add`` applied, an auto primary key read back into each — in
-    one statement."""
-    if not objs:
-        return
-    model = type(objs[0])
+@dataclass(frozen=True)
+class _Insert:
+    sql: str
+    fields: list[models.Field[Any, Any]]
+    converters: list[Callable[[Any], Any]]
+    auto_pk: bool
+
+
+@cache
+def _insert(model: type[models.Model]) -> _Insert:
+    """A model's insert statement and column converters, made once."""
     meta = model._meta
     auto_pk = isinstance(meta.pk, models.AutoField | models.BigAutoField | models.SmallAutoField)
     fields = [
         f for f in meta.local_concrete_fields
         if not (auto_pk and f is meta.pk) and not getattr(f, "generated", False)
     ]  # fmt: skip
-    if auto_pk and any(obj.pk is not None for obj in objs):
-        raise ValueError("rows_insert assigns auto primary keys; these objects have some")
-    columns = []
-    for field in fields:
-        convert = _converter(field)
-        columns.append([convert(field.pre_save(obj, True)) for obj in objs])
     # Names and types from the model's own metadata, never from input.
     quote = connection.ops.quote_name
     names = ", ".join(quote(f.column) for f in fields)
@@ -92,8 +92,24 @@ def rows_insert(objs: Sequence[models.Model]) -> None:
     sql = f"INSERT INTO {quote(meta.db_table)} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
     if auto_pk:
         sql += f" RETURNING {quote(meta.pk.column)}"  # type: ignore[union-attr]
-    rows = run_bound(sql, columns)
-    if auto_pk:
+    return _Insert(sql, fields, [_converter(f) for f in fields], auto_pk)
+
+
+def rows_insert(objs: Sequence[models.Model]) -> None:
+    """Insert ``objs`` (one model) as ``bulk_create`` would — defaults and
+    ``auto_now_add`` applied, an auto primary key read back into each — in
+    one statement."""
+    if not objs:
+        return
+    insert = _insert(type(objs[0]))
+    if insert.auto_pk and any(obj.pk is not None for obj in objs):
+        raise ValueError("rows_insert assigns auto primary keys; these objects have some")
+    columns = [
+        [convert(field.pre_save(obj, True)) for obj in objs]
+        for field, convert in zip(insert.fields, insert.converters, strict=True)
+    ]
+    rows = run_bound(insert.sql, columns)
+    if insert.auto_pk:
         for obj, (pk,) in zip(objs, rows, strict=True):
             obj.pk = pk
     for obj in objs:
