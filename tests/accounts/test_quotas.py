@@ -146,3 +146,35 @@ def test_the_setting_is_the_default_and_erasure_gives_bytes_back(api, settings, 
     with tenant_context(tenant):
         freed = storage_usage(tenant)["used_bytes"]
     assert freed == _counted_bytes(superuser_sql, tenant) < full["used_bytes"] - len(LESSON)
+
+
+def test_rows_inserted_in_one_statement_are_charged_together_and_refused_together(superuser_sql):
+    from django.db import DatabaseError
+
+    from accounts.tenancy import tenant_transaction
+    from provenance.services import RootedBelief, beliefs_record_rooted
+
+    erin = make_caller("bulk-quota", "erin")
+    tenant_id = erin.agent.tenant_id
+
+    def batch(n: int) -> list[RootedBelief]:
+        return [
+            RootedBelief(agent_id=erin.agent.id, content=f"{LESSON} ({i})", confidence=0.7,
+                         root=f"while exporting {i}")
+            for i in range(n)
+        ]  # fmt: skip
+
+    with tenant_transaction(tenant_id):
+        beliefs_record_rooted(tenant_id=tenant_id, beliefs=batch(40))  # 40 beliefs, 40 roots
+        used = storage_usage(tenant_id)["used_bytes"]
+    assert used == _counted_bytes(superuser_sql, tenant_id) > 40 * len(LESSON)
+    # A quota this batch would pass: the statement is refused, nothing kept.
+    _quota("bulk-quota", used + 100)
+    with (
+        pytest.raises(DatabaseError, match="storage quota exceeded"),
+        tenant_transaction(tenant_id),
+    ):
+        beliefs_record_rooted(tenant_id=tenant_id, beliefs=batch(40))
+    assert _stored(tenant_id)[1:] == (40, 40)
+    with tenant_context(tenant_id):
+        assert storage_usage(tenant_id)["used_bytes"] == used
