@@ -151,17 +151,23 @@ def _exact_neighbours(
     history: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
     window, params = _window(as_of, prefix, history=history)
-    # "+ 0" keeps the planner off the HNSW index: this scan must be exact.
-    # Prepared (server-side binding): a plan cached per connection, and the
-    # vector sent once as a parameter instead of parsed out of the SQL. The
-    # generic plan reads the tenant's rows through a B-tree, which is what
-    # an exact scan wants at any size.
+    # The sort is over the subquery's column (OFFSET 0 keeps it a subquery):
+    # the planner cannot take the HNSW index for it, so the scan is exact,
+    # and each distance is computed once (``ORDER BY (… <=> …) + 0`` beside
+    # the selected distance computed it twice: 9–13 % of a 2,000–8,000
+    # lesson tenant's search). Prepared (server-side binding): a plan cached
+    # per connection, and the vector sent once as a parameter instead of
+    # parsed out of the SQL. The generic plan reads the tenant's rows
+    # through a B-tree, which is what an exact scan wants at any size.
     sql = f"""
-        SELECT id, embedding <=> %(q)s::halfvec AS distance
-        FROM memory_lesson
-        WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}
-          AND embedding IS NOT NULL
-        ORDER BY (embedding <=> %(q)s::halfvec) + 0
+        SELECT id, distance FROM (
+            SELECT id, embedding <=> %(q)s::halfvec AS distance
+            FROM memory_lesson
+            WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}
+              AND embedding IS NOT NULL
+            OFFSET 0
+        ) AS scanned
+        ORDER BY distance
         LIMIT %(limit)s
     """  # noqa: S608 (window is one of two constants)
     rows = fetch_prepared(
@@ -265,11 +271,15 @@ def _exact_neighbours_many(
             )
             SELECT q.i, near.id, near.distance
             FROM q CROSS JOIN LATERAL (
-                SELECT id, embedding <=> q.v AS distance
-                FROM memory_lesson
-                WHERE tenant_id = %(tenant)s AND kind = %(kind)s AND status = 'active'
-                  AND embedding IS NOT NULL
-                ORDER BY (embedding <=> q.v) + 0
+                -- exact, each distance computed once (see _exact_neighbours)
+                SELECT id, distance FROM (
+                    SELECT id, embedding <=> q.v AS distance
+                    FROM memory_lesson
+                    WHERE tenant_id = %(tenant)s AND kind = %(kind)s AND status = 'active'
+                      AND embedding IS NOT NULL
+                    OFFSET 0
+                ) AS scanned
+                ORDER BY distance
                 LIMIT %(limit)s
             ) AS near
             ORDER BY q.i, near.distance
