@@ -75,7 +75,7 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
     """Write beliefs that cite nothing, in bulk: each rests on an
     observation of its own (the agent's first-hand experience, or the
     document an import read), joined by a ``derived_from`` edge. Three
-    statements for any number. Precondition: inside the tenant's context."""
+    statements for any number, in one round trip. Precondition: inside the tenant's context."""
     made = [
         Belief(tenant_id=tenant_id, agent_id=b.agent_id, content=b.content, confidence=b.confidence)
         for b in beliefs
@@ -88,9 +88,9 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
         )
         for b in beliefs
     ]  # fmt: skip
-    rows_insert(made)
-    rows_insert(roots)
     rows_insert(
+        made,
+        roots,
         [
             Edge(tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
                  to_observation_id=root.id)

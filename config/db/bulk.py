@@ -27,7 +27,7 @@ from typing import Any
 from django.db import connection, models
 from pgvector import HalfVector
 
-from config.db.prepared import run_bound
+from config.db.prepared import run_bound, run_bound_all
 
 _PLAIN = frozenset(
     {
@@ -95,26 +95,31 @@ def _insert(model: type[models.Model]) -> _Insert:
     return _Insert(sql, fields, [_converter(f) for f in fields], auto_pk)
 
 
-def rows_insert(objs: Sequence[models.Model]) -> None:
-    """Insert ``objs`` (one model) as ``bulk_create`` would — defaults and
-    ``auto_now_add`` applied, an auto primary key read back into each — in
-    one statement."""
-    if not objs:
+def rows_insert(*groups: Sequence[models.Model]) -> None:
+    """Insert each group's objects (one model a group) as ``bulk_create``
+    would — defaults and ``auto_now_add`` applied, an auto primary key read
+    back into each — one statement a group, all of them sent in one round
+    trip, in order (a later group may refer to an earlier one's rows)."""
+    groups = tuple(group for group in groups if group)
+    if not groups:
         return
-    insert = _insert(type(objs[0]))
-    if insert.auto_pk and any(obj.pk is not None for obj in objs):
-        raise ValueError("rows_insert assigns auto primary keys; these objects have some")
-    columns = [
-        [convert(field.pre_save(obj, True)) for obj in objs]
-        for field, convert in zip(insert.fields, insert.converters, strict=True)
-    ]
-    rows = run_bound(insert.sql, columns)
-    if insert.auto_pk:
-        for obj, (pk,) in zip(objs, rows, strict=True):
-            obj.pk = pk
-    for obj in objs:
-        obj._state.adding = False
-        obj._state.db = connection.alias
+    statements = []
+    for objs in groups:
+        insert = _insert(type(objs[0]))
+        if insert.auto_pk and any(obj.pk is not None for obj in objs):
+            raise ValueError("rows_insert assigns auto primary keys; these objects have some")
+        columns = [
+            [convert(field.pre_save(obj, True)) for obj in objs]
+            for field, convert in zip(insert.fields, insert.converters, strict=True)
+        ]
+        statements.append((insert.sql, columns))
+    for objs, rows in zip(groups, run_bound_all(statements), strict=True):
+        if _insert(type(objs[0])).auto_pk:
+            for obj, (pk,) in zip(objs, rows, strict=True):
+                obj.pk = pk
+        for obj in objs:
+            obj._state.adding = False
+            obj._state.db = connection.alias
 
 
 def rows_update(

@@ -45,8 +45,15 @@ def run_bound(sql: str, params: Sequence[Any] | Mapping[str, Any]) -> list[tuple
     in the current transaction; its rows (none for a statement without
     any). Prepared unless ``TRIBUTARY_PREPARED_STATEMENTS`` is off: then an
     unnamed statement, which every pooler passes through."""
-    [rows] = _fetch_all([(sql, params)], prepare=settings.TRIBUTARY_PREPARED_STATEMENTS)
+    [rows] = run_bound_all([(sql, params)])
     return rows
+
+
+def run_bound_all(
+    statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]],
+) -> list[list[tuple[Any, ...]]]:
+    """``run_bound`` for several statements, in order, in one round trip."""
+    return _fetch_all(statements, prepare=settings.TRIBUTARY_PREPARED_STATEMENTS)
 
 
 def _fetch_all(

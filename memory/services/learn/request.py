@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_transaction
 from config.broker import broker
+from config.db.bulk import rows_insert
 from config.telemetry import span
 from memory.models import (
     LearnRequest,
@@ -65,7 +66,7 @@ def lesson_learn(
                     confidence=confidence,
                     parents=parents,
                 )
-                request = LearnRequest.objects.create(
+                request = LearnRequest(
                     tenant_id=principal.tenant_id,
                     agent_id=principal.agent_id,
                     content=content,
@@ -76,6 +77,7 @@ def lesson_learn(
                     idempotency_key=idempotency_key or "",
                     belief=belief,
                 )
+                rows_insert([request])
         except IntegrityError:
             # A concurrent call with the same key won the race: answer its request.
             if not idempotency_key:
