@@ -13,7 +13,11 @@ any pending tenant settings sent first in the same pipeline
 (``config.db.prepared``), so row-level security sees the same tenant.
 
 ``TRIBUTARY_PREPARED_STATEMENTS=false`` (a pooler without prepared
-statements) runs the same SQL through Django's cursor, bound on the client.
+statements) sends the same SQL unnamed, still bound on the server, which
+every pooler passes through. Being psycopg's own cursors, not Django's,
+these statements are not in Django's query log nor traced as database
+spans (the prepared reads of ``config.db.prepared`` are not either); the
+learn spans around them are.
 """
 
 from __future__ import annotations
@@ -63,6 +67,16 @@ def _converter(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
     return prepared
 
 
+def _uniform(field: models.Field[Any, Any], column: list[Any]) -> list[Any]:
+    """A column whose values are of more than one type (an int among a
+    float column's, a str among UUIDs) passed through the field's own
+    conversion, as Django would: psycopg refuses an array of mixed types."""
+    if len({type(value) for value in column if value is not None}) < 2:
+        return column
+    target = field.target_field if field.is_relation else field  # type: ignore[attr-defined]
+    return [_plain(target.get_prep_value(value)) for value in column]
+
+
 def _column_type(field: models.Field[Any, Any]) -> str:
     # varchar(16)[] → varchar[]: the column's own type checks the length.
     return str(field.db_type(connection)).split("(")[0]
@@ -99,17 +113,19 @@ def rows_insert(*groups: Sequence[models.Model]) -> None:
     """Insert each group's objects (one model a group) as ``bulk_create``
     would — defaults and ``auto_now_add`` applied, an auto primary key read
     back into each — one statement a group, all of them sent in one round
-    trip, in order (a later group may refer to an earlier one's rows)."""
+    trip, in order (a later group may refer to an earlier one's rows).
+
+    An auto primary key is always the database's: one an object carries
+    from an attempt that was rolled back (an apply retried after a
+    serialization failure writes the same objects again) is replaced."""
     groups = tuple(group for group in groups if group)
     if not groups:
         return
     statements = []
     for objs in groups:
         insert = _insert(type(objs[0]))
-        if insert.auto_pk and any(obj.pk is not None for obj in objs):
-            raise ValueError("rows_insert assigns auto primary keys; these objects have some")
         columns = [
-            [convert(field.pre_save(obj, True)) for obj in objs]
+            _uniform(field, [convert(field.pre_save(obj, True)) for obj in objs])
             for field, convert in zip(insert.fields, insert.converters, strict=True)
         ]
         statements.append((insert.sql, columns))

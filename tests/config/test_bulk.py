@@ -121,3 +121,56 @@ def test_rows_insert_is_held_by_row_level_security_and_constraints():
         rows_insert(_lessons(a.agent.tenant_id, b.agent.id))
     with tenant_context(a.agent.tenant_id):
         assert not Lesson.objects.exists()
+
+
+def test_an_apply_retried_after_a_serialization_failure_writes_its_rows_again(monkeypatch):
+    """The retried attempt inserts the same plan's objects (edges with the
+    auto keys of the rolled-back attempt): they get new keys, and the learn
+    is applied on that claim with the failure counted."""
+    import psycopg
+    from django.db import OperationalError
+
+    import memory.services.learn.apply as apply_module
+    from provenance.models import Edge
+    from tests.conftest import learn, process_pending
+
+    erin = make_caller("bulk-retry", "erin")
+    learn(erin, "The nightly export job runs at 02:00 UTC on the reporting replica.")
+    real, calls = apply_module.lessons_move, []
+
+    def once_serialization_failure(**kwargs):  # what a concurrent apply causes
+        calls.append(1)
+        if len(calls) == 1:
+            error = OperationalError("could not serialize access")
+            error.__cause__ = psycopg.errors.SerializationFailure("could not serialize access")
+            raise error
+        return real(**kwargs)
+
+    monkeypatch.setattr(apply_module, "lessons_move", once_serialization_failure)
+    assert process_pending(erin.agent.tenant_id) == 1
+    assert len(calls) == 2
+    with tenant_context(erin.agent.tenant_id):
+        [request] = LearnRequest.objects.all()
+        assert (request.status, request.serialization_failures, request.claims) == (
+            RequestStatus.APPLIED, 1, 1,
+        )  # fmt: skip
+        assert Lesson.objects.count() == 1
+        assert Edge.objects.filter(to_lesson_id=request.lesson_id).exists()
+
+
+def test_rows_insert_converts_each_value_by_its_field():
+    """A float column given an int, a UUID column given a str: converted
+    as Django would, where psycopg refuses an array of mixed types."""
+    fay = make_caller("bulk-types", "fay")
+    tenant_id = fay.agent.tenant_id
+    with tenant_transaction(tenant_id):
+        beliefs = [
+            Belief(tenant_id=tenant_id, agent_id=fay.agent.id, content="a", confidence=1),
+            Belief(tenant_id=str(tenant_id), agent_id=str(fay.agent.id), content="b",
+                   confidence=0.5),
+        ]  # fmt: skip
+        rows_insert(beliefs)
+    with tenant_context(tenant_id):
+        assert sorted(Belief.objects.values_list("content", "confidence")) == [
+            ("a", 1.0), ("b", 0.5),
+        ]  # fmt: skip

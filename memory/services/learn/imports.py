@@ -220,7 +220,10 @@ class StatisticsRefresh:
         if self.written < self.next_at:
             return False
         with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {', '.join(_REFERENCED)}")
+            # SKIP_LOCKED: never wait behind (or deadlock with) a concurrent
+            # CREATE INDEX CONCURRENTLY of a tenant's HNSW index; a table
+            # skipped now is analyzed at the next mark, or by autovacuum.
+            cursor.execute(f"ANALYZE (SKIP_LOCKED) {', '.join(_REFERENCED)}")
         self.next_at = 2 * self.written
         return True
 
