@@ -67,10 +67,14 @@ def _converter(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
     return prepared
 
 
-def _uniform(field: models.Field[Any, Any], column: list[Any]) -> list[Any]:
-    """A column whose values are of more than one type (an int among a
-    float column's, a str among UUIDs) passed through the field's own
-    conversion, as Django would: psycopg refuses an array of mixed types."""
+def _array(
+    field: models.Field[Any, Any], convert: Callable[[Any], Any], values: list[Any]
+) -> list[Any]:
+    """A column's values as its array parameter. One whose values are of
+    more than one type (an int among a float column's, a str among UUIDs)
+    passes through the field's own conversion, as Django would: psycopg
+    refuses an array of mixed types."""
+    column = [convert(value) for value in values]
     if len({type(value) for value in column if value is not None}) < 2:
         return column
     target = field.target_field if field.is_relation else field  # type: ignore[attr-defined]
@@ -121,16 +125,19 @@ def rows_insert(*groups: Sequence[models.Model]) -> None:
     groups = tuple(group for group in groups if group)
     if not groups:
         return
-    statements = []
-    for objs in groups:
-        insert = _insert(type(objs[0]))
-        columns = [
-            _uniform(field, [convert(field.pre_save(obj, True)) for obj in objs])
-            for field, convert in zip(insert.fields, insert.converters, strict=True)
-        ]
-        statements.append((insert.sql, columns))
-    for objs, rows in zip(groups, run_bound_all(statements), strict=True):
-        if _insert(type(objs[0])).auto_pk:
+    inserts = [_insert(type(objs[0])) for objs in groups]
+    statements = [
+        (
+            insert.sql,
+            [
+                _array(field, convert, [field.pre_save(obj, True) for obj in objs])
+                for field, convert in zip(insert.fields, insert.converters, strict=True)
+            ],
+        )
+        for insert, objs in zip(inserts, groups, strict=True)
+    ]
+    for insert, objs, rows in zip(inserts, groups, run_bound_all(statements), strict=True):
+        if insert.auto_pk:
             for obj, (pk,) in zip(objs, rows, strict=True):
                 obj.pk = pk
         for obj in objs:
@@ -149,8 +156,7 @@ def rows_update(
     meta = model._meta
     by_name = {name: f for f in meta.concrete_fields for name in (f.name, f.attname)}
     chosen = [by_name[key], *(by_name[name] for name in fields)]
-    converters = [_converter(f) for f in chosen]
-    columns = [[convert(row[i]) for row in rows] for i, convert in enumerate(converters)]
+    columns = [_array(f, _converter(f), [row[i] for row in rows]) for i, f in enumerate(chosen)]
     quote = connection.ops.quote_name
     names = [f"c{i}" for i in range(len(chosen))]
     sets = ", ".join(

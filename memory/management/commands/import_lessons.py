@@ -118,17 +118,16 @@ class Command(BaseCommand):
                     screener=screener, coming=waiting[0].marks if waiting else (),
                 )  # fmt: skip
                 if waiting:
-                    total.add(self._write(*waiting, path, options, screener, bar))
-                    statistics.add(len(waiting[0].fresh))
+                    total.add(self._write(*waiting, path, options, screener, statistics, bar))
                 waiting = (read, len(batch))
                 bar.set_postfix(new=total.applied, known=total.skipped, bad=len(rejected))
             if waiting:
-                total.add(self._write(*waiting, path, options, screener, bar))
+                total.add(self._write(*waiting, path, options, screener, statistics, bar))
         return total, rejected, time.perf_counter() - started
 
     def _write(
         self, batch: ImportBatch, lines: int, path: Path, options: dict[str, Any],
-        screener: Screener | None, bar: tqdm[Any],
+        screener: Screener | None, statistics: StatisticsRefresh, bar: tqdm[Any],
     ) -> ImportCounts:  # fmt: skip
         source = f"import:{path.name}"
         try:
@@ -143,6 +142,7 @@ class Command(BaseCommand):
             again.counts.read = batch.counts.read
             again.counts.skipped += batch.counts.skipped
             counts = import_batch_write(again, source=source, trusted=options["trust"])
+        statistics.add(counts.applied)
         bar.update(lines)
         return counts
 

@@ -71,16 +71,11 @@ def _apply(
             lesson.activated_at = now
         if lesson.reinforcement_count:
             lesson.last_useful_at = now
-    rows_insert(list(plan.new.values()))
-    if plan.reinforce:
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                "UPDATE memory_lesson SET reinforcement_count = reinforcement_count + %s, "
-                "last_useful_at = %s WHERE id = %s",
-                [(times, now, lesson_id) for lesson_id, times in plan.reinforce.items()],
-            )
-    rows_insert(plan.edges)
+    # The batch's rows, every table in one round trip (the references are
+    # checked at commit).
     rows_insert(
+        list(plan.new.values()),
+        plan.edges,
         [
             CorroborationAudit(
                 tenant_id=tenant_id, lesson_id=lesson.id, status=lesson.corroboration,
@@ -90,11 +85,7 @@ def _apply(
             )
             for lesson in plan.new.values()
             if lesson.id in plan.judged_at_insert
-        ]
-    )  # fmt: skip
-    calls = [(d.item.request.id, c) for d in plan.decisions for c in d.calls] + progress.calls
-    model_calls_save(tenant_id=tenant_id, calls=calls, created_at=now)
-    rows_insert(
+        ],
         [
             Dispute(
                 tenant_id=tenant_id, lesson_id=d.lesson_id, target_id=d.target_id,
@@ -103,9 +94,7 @@ def _apply(
             )
             for d in plan.decisions
             if d.outcome == Outcome.DISPUTED and d.target_id is not None
-        ]
-    )  # fmt: skip
-    rows_insert(
+        ],
         [
             event_build(
                 tenant_id=tenant_id, kind=d.event, lesson_id=d.lesson_id,
@@ -114,8 +103,17 @@ def _apply(
                 **d.event_data,
             )
             for d in plan.decisions
-        ]
+        ],
     )  # fmt: skip
+    if plan.reinforce:  # after the insert: a batch may reinforce its own new lesson
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "UPDATE memory_lesson SET reinforcement_count = reinforcement_count + %s, "
+                "last_useful_at = %s WHERE id = %s",
+                [(times, now, lesson_id) for lesson_id, times in plan.reinforce.items()],
+            )
+    calls = [(d.item.request.id, c) for d in plan.decisions for c in d.calls] + progress.calls
+    model_calls_save(tenant_id=tenant_id, calls=calls, created_at=now)
     # Every apply writes the version row of each scope it read: a concurrent
     # apply in the same scope that read the same version then fails to
     # write it (40001) and starts again from the candidate read. (Apply

@@ -36,7 +36,7 @@ from memory.embeddings import EmbeddingProvider
 from memory.guard import Screening
 from memory.importing import ImportRecord
 from memory.judge import Judge
-from memory.models import LearnRequest
+from memory.models import LearnRequest, Lesson
 from memory.services.learn.plan import BatchProgress, Item
 from memory.services.learn.worker import (
     learn_batch_apply_or_each,
@@ -44,7 +44,7 @@ from memory.services.learn.worker import (
     tenant_flight,
     tenant_judge,
 )
-from provenance.models import SourceType
+from provenance.models import Belief, Observation, SourceType
 from provenance.services import RootedBelief, beliefs_record_rooted
 
 
@@ -178,27 +178,9 @@ def import_batch_write(
     return counts
 
 
-def lessons_import_batch(
-    *,
-    tenant_id: uuid.UUID,
-    records: list[ImportRecord],
-    default_author: str,
-    source: str,
-    trusted: bool = False,
-    judge: Judge | None = None,
-    provider: EmbeddingProvider | None = None,
-) -> ImportCounts:
-    """Import one batch of records into the tenant, in their order: both
-    halves at once, screened here. Precondition: outside any transaction."""
-    batch = import_batch_read(tenant_id=tenant_id, records=records, default_author=default_author)
-    return import_batch_write(batch, source=source, trusted=trusted, judge=judge, provider=provider)
-
-
 # What an imported lesson's rows refer to: the tables whose rows the
 # deferred same-tenant checks look up, one per reference written.
-_REFERENCED = (
-    "memory_lesson", "memory_learnrequest", "provenance_belief", "provenance_observation",
-)  # fmt: skip
+_REFERENCED = tuple(m._meta.db_table for m in (Lesson, LearnRequest, Belief, Observation))
 
 
 @dataclass
