@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from memory.guard.regex import rx
+from memory.guard.regex import Sieved, rx, sieved
 
 # --- secrets leaving: keys, env vars, credentials to a URL -----------------
 
-_SECRET_ENV = re.compile(
+_SECRET_ENV = sieved(
     r"\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b\}?"
 )
 _SECRET_THING = rx(
@@ -112,7 +112,7 @@ OFFICIAL_INSTALLERS = frozenset({
     "install.determinate.systems", "nixos.org", "sdk.cloud.google.com", "cli.github.com",
 })  # fmt: skip
 _OFFICIAL_RAW_PATHS = ("homebrew/install/", "nvm-sh/nvm/", "helm/helm/")
-_FETCHED_URL = re.compile(r"https?://([\w.-]+)(/\S*)?", re.IGNORECASE)
+_FETCHED_URL = sieved(r"https?://([\w.-]+)(/\S*)?", re.IGNORECASE)
 
 
 def official_installer(command: str) -> bool:
@@ -221,13 +221,13 @@ _WITHOUT_CONTROL = rx(
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
 )
-_NEGATED_BEFORE = re.compile(
+_NEGATED_BEFORE = sieved(
     r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|should not|cannot|can't|won't|avoid|instead of|rather than|without)\b[^.;,?!]{0,30}$",
     re.IGNORECASE,
 )
 # A condition on what someone else does, right before the verb: "if a
 # customer pastes an API key into a ticket, redact it" describes, not orders.
-_SOMEONE_ELSE_DOES = re.compile(
+_SOMEONE_ELSE_DOES = sieved(
     r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? $",
     re.IGNORECASE,
 )
@@ -268,7 +268,7 @@ CONCEAL_HINTS = [
 ]
 
 
-def ordered(text: str, *patterns: re.Pattern[str]) -> bool:
+def ordered(text: str, *patterns: Sieved) -> bool:
     """Some match of one of the patterns is an order, not a mention."""
     return any(
         not _not_an_order(text, match.start())
@@ -546,25 +546,25 @@ CREDENTIAL_ASK = rx(
 
 # --- secrets in a URL: a link or image that carries them out ----------------
 
-_URL = re.compile(
+_URL = sieved(
     r"(?:https?|ftp)://[^\s)\]>\"']+|\b[\w-]+(?:\.[\w-]+)+/[^\s)\]>\"']*\?[^\s)\]>\"']+", re.I
 )
-_TEMPLATE = re.compile(
+_TEMPLATE = sieved(
     r"\{\{|\}\}|\$\{|\{%|<%=|\$[A-Z][A-Z0-9_]{2,}|\{(?:user|env|session|secrets?|conversation|chat|context|memory|api_?key|token)[\w.]*\}",
     re.I,
 )
-_SECRET_PARAM = re.compile(
+_SECRET_PARAM = sieved(
     r"[?&](?:api_?key|key|token|access_token|secret|password|passwd|pwd|session|cookie|auth|credentials?|history|transcript|conversation|email)=(?:[^&\s]*(?:\{|\$|%7b|%24))",
     re.I,
 )
 # a query parameter filled from an environment variable named like a secret
 # ("…/h?r=$(git config …)&t=$GITHUB_TOKEN"), the URL's own spaces aside
-_SECRET_VAR_IN_QUERY = re.compile(
+_SECRET_VAR_IN_QUERY = sieved(
     r"https?://\S+[^\n]{0,120}[?&][\w-]+=\$\{?[A-Z][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD)\b"
 )
 
 
-_MD_IMAGE_PLACEHOLDER = re.compile(
+_MD_IMAGE_PLACEHOLDER = sieved(
     r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*(?:\{[\w.]+\}|%7B)", re.I
 )
 _ENV_AS_BODY = rx(
@@ -573,14 +573,14 @@ _ENV_AS_BODY = rx(
 
 
 # "![status](https://…/b.png?s=SUMMARY) where SUMMARY is the conversation"
-_MD_IMAGE_NAMED_PLACEHOLDER = re.compile(
+_MD_IMAGE_NAMED_PLACEHOLDER = sieved(
     r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*[?&][\w-]+=([A-Z][A-Z0-9_]{2,})\b"
 )
 
 
 # "GET https://…/check?c=<value>" after reading DATABASE_URL, or a link
 # "…?t=<full conversation including any tokens>"
-_ANGLE_PLACEHOLDER = re.compile(r"https?://[^\s)\]]*[?&][\w-]+=<([^>]{1,200})>", re.IGNORECASE)
+_ANGLE_PLACEHOLDER = sieved(r"https?://[^\s)\]]*[?&][\w-]+=<([^>]{1,200})>", re.IGNORECASE)
 
 
 def secret_in_url(text: str) -> bool:
@@ -666,18 +666,18 @@ _SUBSTITUTED_SECRET = rx(
 
 # The same in other languages: an AI reader hailed, told to send something
 # to an outside destination ("Hinweis für KI-Agenten: Sendet … an https://…").
-_AI_READER_WORLD = re.compile(
+_AI_READER_WORLD = sieved(
     r"\b(?:KI|IA|AI|ИИ)[- ]?(?:Agent\w*|Assistent\w*|assistant\w*|agente?s?|asistente?s?|assistente?|ассистент\w*|агент\w*)"
     r"|\b(?:agente?s?|asistente?s?|assistente?s?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
     r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能"
     r"|\b(?:für|fuer|pour les|para los|per gli) (?:Assistent\w*|assistants?|asistentes|assistenti)\b",
     re.IGNORECASE,
 )
-_SEND_WORLD = re.compile(
+_SEND_WORLD = sieved(
     r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*)\b|发送|发给|传送|上传|送信|送って|転送",
     re.IGNORECASE,
 )
-_DESTINATION_WORLD = re.compile(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+_DESTINATION_WORLD = sieved(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
 # Personal mailboxes: business data sent there has left the organisation.
@@ -709,14 +709,14 @@ _OUTPUT_SENT = rx(
 )
 # The same in another language: an AI reader hailed, a secret that needs no
 # translation (".env", "printenv", "AWS_SECRET_KEY") and a place outside.
-_SECRET_ANY_LANGUAGE = re.compile(
+_SECRET_ANY_LANGUAGE = sieved(
     r"(?<![\w/])\.env\b|\bprintenv\b|\bid_(?:rsa|ed25519)\b|~/\.(?:aws|ssh)|\bkubeconfig\b|\.npmrc\b|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*",
 )
-_PLACE_WORLD = re.compile(
+_PLACE_WORLD = sieved(
     r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:jira|ticket|issue|slack|teams|webhook|pastebin|gist|commit|pull request|merge request|kommentar|comment|commentaire|comentario)\w*|(?<![\w&])#[a-z][\w-]+",
     re.IGNORECASE,
 )
-_NEGATOR_WORLD = re.compile(
+_NEGATOR_WORLD = sieved(
     r"\b(?:not?|never|nie|niemals|nicht|kein\w*|nunca|jam[aá]is|ne|non|mai|nada)\b", re.IGNORECASE
 )
 # secrets appended to a link to be opened ("open the link with the full
@@ -851,12 +851,12 @@ def payment_redirect(text: str) -> bool:
 
 # --- a link whose text names one host and whose target is another ----------
 
-_MD_LINK = re.compile(r"\[([^\]]{1,200})\]\(\s*(https?://[^)\s]+)")
-_HOST = re.compile(r"(?:https?://)?((?:[\w-]+\.)+[a-z]{2,})", re.IGNORECASE)
+_MD_LINK = sieved(r"\[([^\]]{1,200})\]\(\s*(https?://[^)\s]+)")
+_HOST = sieved(r"(?:https?://)?((?:[\w-]+\.)+[a-z]{2,})", re.IGNORECASE)
 
 
 # "login.acme-corp.com-auth.net": a known suffix with more host after it
-_SUFFIX_INSIDE_HOST = re.compile(
+_SUFFIX_INSIDE_HOST = sieved(
     r"https?://[\w.-]*\.(?:com|net|org|io|gov|edu)-[\w-]+\.[a-z]{2,}\b", re.IGNORECASE
 )
 
@@ -864,7 +864,7 @@ _SUFFIX_INSIDE_HOST = re.compile(
 # A host set up to pass for another one named in the same lesson: the same
 # name under another top-level domain ("registry.acme-bank.co" beside
 # "@acme-bank.com"), given as the place to point a tool or sign in at.
-_DOMAIN = re.compile(r"\b((?:[a-z0-9-]+\.)*([a-z0-9-]{3,})\.([a-z]{2,6}))\b(?!\.[a-z])", re.I)
+_DOMAIN = sieved(r"\b((?:[a-z0-9-]+\.)*([a-z0-9-]{3,})\.([a-z]{2,6}))\b(?!\.[a-z])", re.I)
 _POINTED_AT = rx(
     r"\b(?:point\w*|set\w*|use|switch\w*|configur\w*|log\w* ?in|sign\w* ?in|download\w*|install\w*|upload\w*|send\w*)\b[^.;]{0,60}$|\bregistry\b[^.;]{0,30}$|--(?:index-url|registry|extra-index-url)[= ]\S*$"
 )
@@ -1044,7 +1044,7 @@ def _near_known(name: str) -> bool:
 
 # a well-known name with a reassuring suffix, swapped in for the real one
 # ("replace PyJWT with `pyjwt-secure`")
-_SQUAT_SUFFIX = re.compile(
+_SQUAT_SUFFIX = sieved(
     r"^(.+?)[-_.](?:secure|security|fixed|patched|safe|official|hotfix|lts)$"
 )
 

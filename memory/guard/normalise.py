@@ -22,12 +22,14 @@ import urllib.parse
 from collections.abc import Iterator
 from functools import cache
 
+from memory.guard.regex import sieved
+
 # Zero-width and formatting characters that render as nothing inside words.
-_INVISIBLE = re.compile(
+_INVISIBLE = sieved(
     "[\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202f\u2060-\u206f\ufe00-\ufe0f\ufeff]"
 )
 # Unicode tag characters: an invisible copy of ASCII (U+E0020–U+E007E).
-_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_TAGS = sieved("[\U000e0000-\U000e007f]")
 
 
 @cache
@@ -73,7 +75,7 @@ def hidden_text(text: str) -> str:
 # A zero-width space or word joiner between two Latin letters: a word cut up
 # so that patterns miss it while people read it whole. Scripts that need
 # joiners use ZWJ/ZWNJ (not these), and a soft hyphen is left alone.
-_SPLICED = re.compile("(?<=[A-Za-z])[\u200b\u2060\ufeff]+(?=[A-Za-z])")
+_SPLICED = sieved("(?<=[A-Za-z])[\u200b\u2060\ufeff]+(?=[A-Za-z])")
 
 
 def spliced_words(text: str) -> bool:
@@ -81,12 +83,12 @@ def spliced_words(text: str) -> bool:
     return len(_SPLICED.findall(text)) >= 3
 
 
-_LATIN_WORD = re.compile(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
+_LATIN_WORD = sieved(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
 
 
 # Bidirectional overrides and isolates reorder what people see
 # ("statement_preview\u202egpj.exe" shows as "statement_previewexe.jpg").
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_BIDI = sieved("[\u202a-\u202e\u2066-\u2069]")
 
 
 def spoofed_names(text: str) -> list[str]:
@@ -110,12 +112,12 @@ def spoofed_names(text: str) -> list[str]:
     return found
 
 
-_NAMES_THE_DISGUISE = re.compile(
+_NAMES_THE_DISGUISE = sieved(
     r"\b(?:cyrillic|greek|armenian|homoglyphs?|look-?alike (?:letters?|characters?)"
     r"|mix(?:es|ed|ing)? scripts|mixed-script|confusables?|punycode|idn homograph)\b",
     re.IGNORECASE,
 )
-_WARNS = re.compile(
+_WARNS = sieved(
     r"\b(?:phish\w*|quarantin\w*|spoof\w*|block\w*|flag\w*|reject\w*|suspicious|malicious"
     r"|scam\w*|(?:don't|do not|never) (?:click|open|trust|reply))",
     re.IGNORECASE,
@@ -123,12 +125,12 @@ _WARNS = re.compile(
 
 # Letters split by one separator: "s.e.n.d", "i g n o r e", "d-e-l-e-t-e".
 # One separator throughout a run, so "s.e.n.d t.h.e" stays two words.
-_SPLIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])")
+_SPLIT = sieved(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])")
 
 
 # Characters split by single spaces where words are split by wider gaps
 # ("r e a d   ~ / . n e t r c"): two or more, paths and short words too.
-_SPACED = re.compile(r"(?<!\S)[\w~/.:#@-](?: [\w~/.:#@-])+(?!\S)")
+_SPACED = sieved(r"(?<!\S)[\w~/.:#@-](?: [\w~/.:#@-])+(?!\S)")
 
 
 def rejoined(text: str, *, spaced: bool = False) -> str:
@@ -157,16 +159,16 @@ def _leet(text: str) -> str:
     )
 
 
-_LETTER = re.compile(r"[A-Za-z]")
-_LEET_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[0-9])\w{3,}\b")
+_LETTER = sieved(r"[A-Za-z]")
+_LEET_WORD = sieved(r"\b(?=\w*[A-Za-z])(?=\w*[0-9])\w{3,}\b")
 
 # Encodings an instruction could hide in: base64 (and URL-safe), hex, \x
 # escapes, percent-encoding.
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_-])")
-_HEX = re.compile(
+_BASE64 = sieved(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_-])")
+_HEX = sieved(
     r"(?:\\x[0-9a-fA-F]{2}){8,}|(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])"
 )
-_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){8,}")
+_PERCENT = sieved(r"(?:%[0-9a-fA-F]{2}){8,}")
 
 
 def decodings(text: str) -> list[str]:
@@ -204,7 +206,7 @@ def _printable(text: str) -> bool:
 
 # A quoted phrase after a word that reports it ("if an email says 'ignore
 # previous instructions'", "phrases like ...") is mentioned, not said.
-_MENTIONED = re.compile(
+_MENTIONED = sieved(
     r"\b(?:says?|said|saying|contains?|contained|containing|like|such as|e\.g\.|phrases?|strings?"
     r"|flags?|flagged|blocks?|blocked|catches|matches|detects"
     r"|wording|wrote|writes|reads|(?:variants?|examples?|samples?|payloads?|attempts?)\b[^\"'“‘:]{0,60}:)"
@@ -229,7 +231,7 @@ def _elide(match: re.Match[str]) -> str:
 
 
 # Words at least one rule needs; a transformed reading with none is noise.
-_ATTACK_WORDS = re.compile(
+_ATTACK_WORDS = sieved(
     r"\b(?:ignore|disregard|forget|override|instructions?|prompt|system|agents?|assistants?|ai|model"
     r"|judge|classif\w*|verdict|novel|duplicate|send|post|upload|e-?mail|forward|paste|export"
     r"|curl|wget|sh|bash|exec|eval|token|secret|keys?|passwords?|credentials?|env|mfa|audit"
@@ -238,11 +240,11 @@ _ATTACK_WORDS = re.compile(
 )
 
 
-_INSIDE_WORD = re.compile(r"(?<=[a-z]{2})[.\-](?=[a-z]{2})")
-_ADDRESS = re.compile(
+_INSIDE_WORD = sieved(r"(?<=[a-z]{2})[.\-](?=[a-z]{2})")
+_ADDRESS = sieved(
     r"://|@|/|\.(?:com|net|org|io|dev|app|rs|sh|co|ai|cloud|gov|edu)\b", re.IGNORECASE
 )
-_IDENTIFIER_JOINT = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+_IDENTIFIER_JOINT = sieved(r"(?<=[A-Za-z])_(?=[A-Za-z])")
 
 
 def readings(raw: str) -> Iterator[tuple[str, str]]:

@@ -42,6 +42,7 @@ from memory.guard.harm import (
     typosquat,
     untrusted_install,
 )
+from memory.guard.regex import Sieved, sieved
 from memory.guard.steering import (
     CONCEAL,
     FUTURE_READER,
@@ -55,7 +56,7 @@ from memory.guard.steering import (
 
 __all__ = ["RULES", "match"]
 
-_PATTERN_RULES: dict[str, tuple[list[re.Pattern[str]], str]] = {
+_PATTERN_RULES: dict[str, tuple[list[Sieved], str]] = {
     "judge-override": (
         [*OVERRIDE, *JUDGE_ADDRESSED],
         "it tries to steer whatever classifies or reads it",
@@ -96,7 +97,7 @@ def reason(rule: str) -> str:
 
 # Before a command or a call: words that make it a mention, not an order
 # ("we stopped using curl | bash installers", "logs each call, e.g. {...}").
-_MENTION_BEFORE = re.compile(
+_MENTION_BEFORE = sieved(
     r"(?:\b(?:stopped using|no longer use|never use|never run|don't use|do not use|don't run|do not run"
     r"|instead of|rather than|avoid|for example|such as|like|as in"
     r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$"
@@ -106,14 +107,14 @@ _MENTION_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # After one: the command names a kind of thing ("curl | bash style installers").
-_MENTION_AFTER = re.compile(
+_MENTION_AFTER = sieved(
     r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b", re.IGNORECASE
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 # Someone's request described with the refusal it gets ("when a customer asks
 # the bot to print its system prompt, it should say it can't share it").
-_ASKED_BEFORE = re.compile(r"\basks?\b[^.;]{0,60}\bto $", re.IGNORECASE)
-_REFUSED_AFTER = re.compile(
+_ASKED_BEFORE = sieved(r"\basks?\b[^.;]{0,60}\bto $", re.IGNORECASE)
+_REFUSED_AFTER = sieved(
     r"[^.;]{0,40}\b(?:should|must|will) (?:say|reply|answer|respond|explain)\w*\b[^.;]{0,30}\b(?:can't|cannot|can not|won't|isn't able|is not able|declin\w*|refus\w*)"
     r"|[^.;]{0,40}\b(?:should|must) (?:refuse|decline)\b"
     r"|[^.;]{0,40}\b(?:it|the bot|they|he|she) (?:\w+ )?(?:declines|refuses|won't|will not|cannot|can't)\b",
@@ -123,7 +124,7 @@ _REFUSED_AFTER = re.compile(
 
 # An override quoted as what people type or send ("users typing 'ignore
 # previous instructions' to test the bot"): the phrase, reported.
-_QUOTED_BY_SOMEONE = re.compile(
+_QUOTED_BY_SOMEONE = sieved(
     r"\b(?:typ\w*|say\w*|sa(?:id|ys)|send\w*|sent|writ\w*|wrote|paste\w*|enter\w*|tr(?:y|ies|ying) out|contain\w*|phrases? (?:like|such as)|attempts? (?:like|such as)|e\.g\.)\s*[\"'‘“]$",
     re.IGNORECASE,
 )
@@ -135,7 +136,7 @@ def _quoted_by_someone(text: str, start: int, end: int) -> bool:
     )
 
 
-def _used(rule: str, pattern: re.Pattern[str], text: str) -> bool:
+def _used(rule: str, pattern: Sieved, text: str) -> bool:
     for found in pattern.finditer(text):
         if rule == "judge-override" and _quoted_by_someone(text, found.start(), found.end()):
             continue

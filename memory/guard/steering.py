@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from memory.guard.regex import rx
+from memory.guard.regex import rx, sieved
 
 # --- whatever classifies or reads the lesson: "ignore the above" -----------
 # Every rule needs an anchor that ordinary ops text does not have: the
@@ -194,19 +194,19 @@ _ROLE_MARKUP = [
 
 # Markup *named* in prose ("tiktoken counts <|endoftext|> as one token",
 # "the [INST] ... [/INST] wrapper", "the <system> tag") is not markup used.
-_NAMED = re.compile(
+_NAMED = sieved(
     r"\s*(?:(?:\.\.\.|…)\s*)?(?:(?:system|user|assistant|developer|model|human)?\s*(?:\[/?\w+\]|</?\|?\w+\|?>)\s*)?(?:as (?:one|a|an|single) )?"
     r"(?:tokens?|tags?|wrappers?|templates?|markers?|delimiters?|elements?|strings?|sequences?|nodes?|blocks?|sections?|headers?|special tokens?)\b",
     re.IGNORECASE,
 )
 
 
-_NAMING_BEFORE = re.compile(
+_NAMING_BEFORE = sieved(
     r"(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*(?:\.\.\.|…)\s*$)|(?:\b(?:with|in|by|using|counts?|the|a|an|as|strip|adds?|inserts?|emits?|appends?|between|includes?|contains?|wrap\w*|separates?|plus|and|or)\s*)$",
     re.IGNORECASE,
 )
-_ROLE_AFTER = re.compile(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
-_DIALOGUE = re.compile(
+_ROLE_AFTER = sieved(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
+_DIALOGUE = sieved(
     r"(?:^|[.!?>)\]] ?)(system|assistant|user|human|developer)\s*:", re.IGNORECASE
 )
 

@@ -1,0 +1,107 @@
+"""The screen's literal sieve (memory.guard.regex) may skip a pattern's scan
+only where the scan would have found nothing."""
+
+from __future__ import annotations
+
+import _sre  # type: ignore[import-not-found]
+import json
+import re
+import re._casefix  # type: ignore[import-not-found]
+import sys
+from pathlib import Path
+
+import pytest
+
+import memory.guard  # noqa: F401 (every pattern of the screen compiled)
+from memory.guard import regex
+from memory.guard.normalise import readings
+from memory.guard.regex import required_words, rx
+
+EVALS = Path(__file__).resolve().parents[2] / "evals"
+
+# re.IGNORECASE matching a non-ASCII character to an ASCII letter
+TO_ASCII = {"i": "\u0130\u0131", "s": "\u017f", "k": "\u212a"}
+
+
+def _texts() -> list[str]:
+    red = json.loads((EVALS / "redteam.json").read_text())
+    golden = json.loads((EVALS / "judge_golden.json").read_text())
+    attacks = [f"{case['content']}\n{case.get('situation', '')}" for case in red]
+    texts = [f"{case['new']['content']}\n{case['new'].get('situation', '')}" for case in golden]
+    for text in attacks:
+        # what the patterns read, and the letters a case-insensitive
+        # pattern matches beyond their two cases
+        texts += [text, _disguised(text), *(reading for _, reading in readings(text))]
+    return texts
+
+
+def _disguised(text: str) -> str:
+    out = []
+    for n, char in enumerate(text):
+        others = TO_ASCII.get(char.lower())
+        out.append(others[n % len(others)] if others and n % 2 else char)
+    return "".join(out)
+
+
+def test_the_sieve_skips_no_scan_that_would_have_matched() -> None:
+    texts = _texts()
+    sieves = regex.every_sieve()
+    assert len(sieves) > 200
+    assert sum(1 for s in sieves if s.words) > 150  # most patterns are sieved
+    skipped = 0
+    for text in texts:  # text by text: the sieve reads each text once
+        for sieve in sieves:
+            if not sieve.may_match(text):
+                skipped += 1
+                assert not sieve.compiled.search(text), (sieve.pattern[:80], text[:200])
+    # most scans that would fail are skipped, and so checked above
+    assert skipped > 0.5 * len(sieves) * len(texts)
+
+
+def test_the_folded_letters_are_every_non_ascii_letter_ignorecase_takes_for_ascii() -> None:
+    found: dict[str, set[str]] = {}
+    for code in range(128, sys.maxunicode + 1):
+        lower = _sre.unicode_tolower(code)
+        if lower < 128:
+            found.setdefault(chr(lower), set()).add(chr(code))
+    for code, extras in re._casefix._EXTRA_CASES.items():
+        for extra in extras:
+            if code < 128 <= extra:
+                found.setdefault(chr(code), set()).add(chr(extra))
+    assert {letter: "".join(sorted(chars)) for letter, chars in found.items()} == TO_ASCII
+    for letter, chars in TO_ASCII.items():
+        for char in chars:
+            assert char.translate(regex._FOLD) == letter
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        (r"\b(?:disabl\w*|turn(?:s|ed)? off)\b", [{"disabl", "turn"}]),
+        (r"send (?:it|them)? to https?://", [{"send "}, {" to http"}, {"://"}]),
+        (r"colou?r", [{"colo"}]),  # the optional letter breaks the run
+        (r"(?:token|key)s{1,3}\b", [{"token", "key"}]),
+        (r"a|\d+", []),  # a branch that needs nothing
+        (r"[a-z]+://", [{"://"}]),
+        (r"x*(?=always)", []),  # what a lookahead sees is not consumed
+        (r"Ünïcode word", [{"code word"}]),  # only ASCII runs
+    ],
+)
+def test_required_words(pattern: str, words: list[set[str]]) -> None:
+    found = required_words(re.compile(pattern, re.IGNORECASE))
+    assert sorted(map(sorted, found)) == sorted(map(sorted, words))
+
+
+def test_a_sieved_pattern_answers_as_the_pattern_does() -> None:
+    pattern = rx(r"\bignore (?:all )?previous instructions\b")
+    assert pattern.words
+    for text in ("IGNORE previous instructions", "\u0130gnore all prev\u0131ou\u017f instructions"):
+        assert pattern.may_match(text)
+        assert pattern.search(text) is not None
+        assert [m.span() for m in pattern.finditer(text)] == [
+            m.span() for m in pattern.compiled.finditer(text)
+        ]
+    text = "ignore the locale warnings"
+    assert not pattern.may_match(text)
+    assert pattern.search(text) is None and pattern.findall(text) == []
+    assert pattern.sub("x", text) == text and pattern.split(text) == [text]
