@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
@@ -29,7 +30,7 @@ DEFAULT_MODEL = "sentence-transformers:all-MiniLM-L6-v2"
 @dataclass(frozen=True)
 class Weights:
     model: str
-    weights: tuple[float, ...]
+    weights: np.ndarray[tuple[int], np.dtype[np.float64]]
     bias: float
     threshold: float
 
@@ -43,7 +44,8 @@ def weights() -> Weights | None:
     if raw.get("model") != DEFAULT_MODEL:
         return None
     return Weights(
-        model=raw["model"], weights=tuple(raw["weights"]), bias=float(raw["bias"]),
+        model=raw["model"], weights=np.asarray(raw["weights"], dtype=np.float64),
+        bias=float(raw["bias"]),
         threshold=float(raw["threshold"]),
     )  # fmt: skip
 
@@ -53,7 +55,7 @@ def score(vector: Sequence[float]) -> float | None:
     fitted = weights()
     if fitted is None or len(vector) != len(fitted.weights):
         return None
-    z = fitted.bias + sum(w * v for w, v in zip(fitted.weights, vector, strict=True))
+    z = fitted.bias + float(np.dot(fitted.weights, np.asarray(vector, dtype=np.float64)))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
