@@ -7,8 +7,8 @@ off) …`` needs "disabl" or "turn" somewhere in the text. ``Sieved`` reads
 that out of the compiled pattern (a conjunction of alternatives: "one of
 these, and one of those") and skips the scan when the text lacks them, which
 one Aho-Corasick pass (pyahocorasick) over the text tells every pattern at
-once. The screen costs a third of what it did on ordinary text (0.67 →
-0.21 ms a lesson, docs/benchmarks.md), with the same verdicts.
+once. The screen costs a third of what it did on ordinary text (0.64–0.70
+→ 0.21–0.23 ms a lesson, docs/benchmarks.md), with the same verdicts.
 
 The sieve may only ever skip a scan that would have found nothing, so its
 words are taken conservatively: only literal runs that every match must
@@ -23,6 +23,7 @@ on every text of the evaluation sets and on folded look-alikes.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from re import _constants as sre_constants  # type: ignore[attr-defined]
@@ -181,26 +182,35 @@ class Sieved:
                 return False
         return True
 
-    def search(self, text: str, pos: int = 0, endpos: int = 2**62) -> re.Match[str] | None:
-        return self.compiled.search(text, pos, endpos) if self.may_match(text) else None
+    # re.Pattern's methods, by its parameter names; a skipped scan answers
+    # what re answers when nothing matches
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.search(string, pos, endpos) if self.may_match(string) else None
 
-    def match(self, text: str, pos: int = 0, endpos: int = 2**62) -> re.Match[str] | None:
-        return self.compiled.match(text, pos, endpos) if self.may_match(text) else None
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.match(string, pos, endpos) if self.may_match(string) else None
 
-    def fullmatch(self, text: str, pos: int = 0, endpos: int = 2**62) -> re.Match[str] | None:
-        return self.compiled.fullmatch(text, pos, endpos) if self.may_match(text) else None
+    def fullmatch(
+        self, string: str, pos: int = 0, endpos: int = sys.maxsize
+    ) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string, pos, endpos) if self.may_match(string) else None
 
-    def finditer(self, text: str, pos: int = 0, endpos: int = 2**62) -> Iterator[re.Match[str]]:
-        return self.compiled.finditer(text, pos, endpos) if self.may_match(text) else iter(())
+    def finditer(
+        self, string: str, pos: int = 0, endpos: int = sys.maxsize
+    ) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(string, pos, endpos) if self.may_match(string) else iter(())
 
-    def findall(self, text: str, pos: int = 0, endpos: int = 2**62) -> list[Any]:
-        return self.compiled.findall(text, pos, endpos) if self.may_match(text) else []
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
+        return self.compiled.findall(string, pos, endpos) if self.may_match(string) else []
 
-    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
-        return self.compiled.sub(repl, text, count) if self.may_match(text) else text
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
+        # a template with escapes is checked by re even when nothing matches
+        if self.may_match(string) or (isinstance(repl, str) and "\\" in repl):
+            return self.compiled.sub(repl, string, count)
+        return string
 
-    def split(self, text: str, maxsplit: int = 0) -> list[str | Any]:
-        return self.compiled.split(text, maxsplit) if self.may_match(text) else [text]
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
+        return self.compiled.split(string, maxsplit) if self.may_match(string) else [string]
 
     def __repr__(self) -> str:
         return f"Sieved({self.compiled!r})"

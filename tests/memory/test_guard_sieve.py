@@ -3,14 +3,14 @@ only where the scan would have found nothing."""
 
 from __future__ import annotations
 
-import _sre  # type: ignore[import-not-found]
 import json
 import re
-import re._casefix  # type: ignore[import-not-found]
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import memory.guard  # noqa: F401 (every pattern of the screen compiled)
 from memory.guard import regex
@@ -58,20 +58,32 @@ def test_the_sieve_skips_no_scan_that_would_have_matched() -> None:
     assert skipped > 0.5 * len(sieves) * len(texts)
 
 
-def test_the_folded_letters_are_every_non_ascii_letter_ignorecase_takes_for_ascii() -> None:
-    found: dict[str, set[str]] = {}
-    for code in range(128, sys.maxunicode + 1):
-        lower = _sre.unicode_tolower(code)
-        if lower < 128:
-            found.setdefault(chr(lower), set()).add(chr(code))
-    for code, extras in re._casefix._EXTRA_CASES.items():
-        for extra in extras:
-            if code < 128 <= extra:
-                found.setdefault(chr(code), set()).add(chr(extra))
-    assert {letter: "".join(sorted(chars)) for letter, chars in found.items()} == TO_ASCII
-    for letter, chars in TO_ASCII.items():
-        for char in chars:
-            assert char.translate(regex._FOLD) == letter
+def test_the_folded_letters_are_every_non_ascii_character_ignorecase_matches_to_ascii() -> None:
+    # By re itself: every code point a case-insensitive ASCII character
+    # matches must fold to that character.
+    everything = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    found: dict[str, str] = {}
+    for code in range(128):
+        char = chr(code)
+        for other in re.findall(re.escape(char), everything, re.IGNORECASE):
+            assert other.translate(regex._FOLD).lower() == char.lower(), (char, other)
+            if not other.isascii():
+                found[char.lower()] = found.get(char.lower(), "") + other
+    assert {k: "".join(sorted(set(v))) for k, v in found.items()} == TO_ASCII
+
+
+@settings(
+    max_examples=1000, derandomize=True, deadline=None, database=None,
+    suppress_health_check=list(HealthCheck),
+)  # fmt: skip
+@given(st.data())
+def test_a_text_made_to_match_a_pattern_is_never_sieved_out(data: st.DataObject) -> None:
+    """Texts generated from the patterns themselves (hypothesis's from_regex:
+    every branch, repetition and case), not only the ones the sets hold."""
+    sieve = data.draw(st.sampled_from([s for s in regex.every_sieve() if s.words]))
+    text = data.draw(st.from_regex(sieve.compiled))
+    assert sieve.compiled.search(text)
+    assert sieve.may_match(text), (sieve.pattern[:80], text)
 
 
 @pytest.mark.parametrize(
