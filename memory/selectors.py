@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -75,6 +75,8 @@ def _vector_parameter(vector: Vector) -> HalfVector | str:
     return _vector_literal(vector)
 
 
+T = TypeVar("T")
+
 PLAN_TTL_SECONDS = 5.0
 _plans: dict[tuple[str, uuid.UUID, tuple[str, ...]], tuple[float, int, bool]] = {}
 
@@ -85,29 +87,50 @@ def cached_search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[i
     path for a few seconds, never a wrong result — exact is always right,
     and the HNSW query on a tenant whose index is gone (or not valid yet)
     runs without it, falling back to exact if it comes back short."""
+    plan, _ = cached_search_plan_with(tenant_id=tenant_id, kinds=kinds, read=_NOTHING)
+    return plan
+
+
+def cached_search_plan_with(
+    *, tenant_id: uuid.UUID, kinds: Sequence[str], read: PreparedRead[T]
+) -> tuple[tuple[int, bool], T]:
+    """``cached_search_plan`` and another read: in one round trip when the
+    plan is not remembered (a tenant not searched in the last few seconds:
+    most tenants of a large installation)."""
     key = (current_alias(), tenant_id, tuple(sorted(kinds)))
     now = time.monotonic()
     known = _plans.get(key)
     if known is not None and known[0] > now:
-        return known[1], known[2]
-    size, indexed = search_plan(tenant_id=tenant_id, kinds=kinds)
+        return (known[1], known[2]), read.fetch()
+    (size, indexed), other = fetch_together(
+        [search_plan_read(tenant_id=tenant_id, kinds=kinds), read]
+    )
     if len(_plans) > 50_000:  # many tenants: start over rather than grow
         _plans.clear()
     _plans[key] = (now + PLAN_TTL_SECONDS, size, indexed)
-    return size, indexed
+    return (size, indexed), other
 
 
 def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
     """(active lessons in ``kinds``, whether the tenant's HNSW index is
     valid), in one round trip: the scope rows' counts and the catalog."""
-    rows = fetch_prepared(
+    return search_plan_read(tenant_id=tenant_id, kinds=kinds).fetch()
+
+
+def search_plan_read(
+    *, tenant_id: uuid.UUID, kinds: Sequence[str]
+) -> PreparedRead[tuple[int, bool]]:
+    return PreparedRead(
         "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
         "                 WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0), "
         "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
         "                 WHERE indexrelid = to_regclass(%(index)s)), false)",
         {"tenant": tenant_id, "kinds": list(kinds), "index": hnsw.index_name(tenant_id)},
+        lambda rows: (int(rows[0][0]), bool(rows[0][1])) if rows else (0, False),
     )
-    return (int(rows[0][0]), bool(rows[0][1])) if rows else (0, False)
+
+
+_NOTHING: PreparedRead[None] = PreparedRead(None, {}, lambda rows: None)
 
 
 # A lesson past its expiry is not recalled even before the gardener takes it
@@ -370,32 +393,43 @@ def _text_matches(
     *,
     history: bool = False,
     size: int | None = None,
+    lexemes: list[str] | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """Full-text leg: lessons containing the query's rare identifiers,
     ranked by the sum of matched terms' inverse document frequency within
     the tenant (terms in ``common_from(size)`` lessons or more — ``size``:
     the tenant's active lessons in ``kinds``, None for no share — are too
-    common to help and are dropped)."""
+    common to help and are dropped). ``lexemes``: ``lexemes_read(query)``'s
+    answer, when the caller read it already."""
     cap = TERM_DF_CAP if size is None else common_from(size)
-    terms = identifier_terms(query)
-    if not terms:
+    if lexemes is None:
+        lexemes = lexemes_read(query).fetch()
+    if not lexemes:
         return []
     window, params = _window(as_of, prefix, history=history)
     base = f"tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND {window}"
-    # Each token's lexemes; of a compound (x-batch → x-batch, x, batch)
-    # keep only the compound ones.
-    lexemes: list[str] = []
-    for (parts,) in fetch_prepared(_LEXEMES_SQL, {"terms": terms}):
-        compound = [p for p in parts if not p.isalpha()]
-        lexemes.extend(compound or parts)
-    if not lexemes:
-        return []
     rows = fetch_prepared(
         _TEXT_SQL.format(base=base.replace("tenant_id", "m.tenant_id")),
         {"tenant": tenant_id, "kinds": list(kinds), "cap": float(cap), **params,
          "lexemes": sorted(set(lexemes)), "limit": limit, "scan_cap": 2 * cap},
     )  # fmt: skip
     return [(row[0], float(row[1])) for row in rows]
+
+
+def lexemes_read(query: str) -> PreparedRead[list[str]]:
+    """The lexemes of the query's identifiers (nothing to read without
+    any); of a compound (x-batch → x-batch, x, batch) only the compound
+    ones."""
+
+    def parse(rows: list[tuple[Any, ...]]) -> list[str]:
+        lexemes: list[str] = []
+        for (parts,) in rows:
+            compound = [p for p in parts if not p.isalpha()]
+            lexemes.extend(compound or parts)
+        return lexemes
+
+    terms = identifier_terms(query)
+    return PreparedRead(_LEXEMES_SQL if terms else None, {"terms": terms}, parse)
 
 
 _LEXEMES_SQL = (
@@ -543,10 +577,14 @@ def _recall(
     # The query is embedded on another thread while the full-text leg reads.
     embedding = embed_query_soon(query)
     with span("recall.fulltext"):
-        size, _ = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
-        texts = _text_matches(
-            tenant_id, kinds, query, pool, as_of, situation_prefix, history=history, size=size
+        # the plan (when not remembered) and the query's lexemes: one round trip
+        (size, _), lexemes = cached_search_plan_with(
+            tenant_id=tenant_id, kinds=kinds, read=lexemes_read(query)
         )
+        texts = _text_matches(
+            tenant_id, kinds, query, pool, as_of, situation_prefix, history=history, size=size,
+            lexemes=lexemes,
+        )  # fmt: skip
     with span("recall.embedding"):
         vector = embedding()
     with span("recall.vector"):

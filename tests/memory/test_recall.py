@@ -15,6 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.tenancy import tenant_context
+from config.db import prepared
 from memory import hnsw, selectors
 from memory.embeddings import embed, lesson_text
 from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
@@ -513,3 +514,35 @@ def test_a_lessons_written_out_answer_is_drf_s_field_by_field_one():
             walked = serializers.Serializer.to_representation(out, lesson)
             assert out.to_representation(lesson) == dict(walked)
             assert list(out.to_representation(lesson)) == list(walked)  # same order
+
+
+def test_a_recall_reads_a_forgotten_plan_in_the_round_trip_of_its_first_reads(monkeypatch):
+    """A tenant not searched for a few seconds (most tenants of a large
+    installation) costs its recall no extra round trip: the plan is read in
+    one pipeline with the query's lexemes."""
+    caller = make_caller("plans", "solo")
+    _seed(caller, [f"Deploy note {i}: service {i} restarts after config push." for i in range(30)])
+    query = "service-7 restarts after config push"  # an identifier: the full-text leg reads
+    # Every read of the recall path goes through _fetch_all: one round trip
+    # a call, whatever it sends.
+    sent = []
+    real = prepared._fetch_all
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        sent.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(prepared, "_fetch_all", counted)
+
+    def round_trips(*, remembered: bool) -> tuple[int, list[str]]:
+        if not remembered:
+            selectors._plans.clear()
+        sent.clear()
+        found = _recall(caller, query, k=5)
+        return len(sent), found
+
+    _recall(caller, query, k=5)  # the model's query cache and prepared statements warm
+    forgotten, found_cold = round_trips(remembered=False)
+    remembered, found_warm = round_trips(remembered=True)
+    assert found_cold == found_warm and len(found_cold) == 5
+    assert forgotten == remembered > 0
