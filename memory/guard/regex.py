@@ -17,7 +17,9 @@ class contributes nothing), compared case-insensitively (a superset of a
 case-sensitive pattern's matches), in ASCII, after folding the four
 non-ASCII characters that ``re.IGNORECASE`` matches to ASCII letters (İ, ı,
 ſ and the Kelvin sign). tests/memory/test_guard_sieve.py holds it to that
-on every text of the evaluation sets and on folded look-alikes.
+on the red-team set (its readings, its letters swapped for the folded
+ones), on texts generated from every pattern, and checks the folded
+letters against re's own matching over every code point.
 """
 
 from __future__ import annotations
