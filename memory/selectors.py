@@ -31,7 +31,13 @@ from django.db.models import Q, QuerySet
 from pgvector import HalfVector
 
 from accounts.models import Agent
-from config.db.prepared import PreparedRead, fetch_prepared, fetch_together, run_bound
+from config.db.prepared import (
+    PreparedRead,
+    fetch_prepared,
+    fetch_together,
+    run_bound,
+    run_unprepared_all,
+)
 from config.errors import NotFound
 from config.metrics import RECALL_SECONDS, Timer
 from config.telemetry import span
@@ -204,23 +210,25 @@ def _exact_neighbours(
 def approximate_query(
     tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int
 ) -> tuple[str, dict[str, Any]]:
-    """The HNSW search: its tenant id is bound on the client (inlined), so
-    the planner can prove the tenant's partial index applies."""
+    """The HNSW search, to run bound on the server (``run_unprepared_all``):
+    its tenant id is inlined in the text (a UUID's canonical form: nothing
+    to escape), so the planner can prove the tenant's partial index applies;
+    the query vector goes as a parameter, in binary where the connection
+    knows the type."""
+    tenant = uuid.UUID(str(tenant_id))
     # relaxed_order may return neighbours slightly out of order: re-sort.
     sql = f"""
         WITH near AS MATERIALIZED (
             SELECT id, embedding <=> %(q)s::halfvec AS distance
             FROM memory_lesson
-            WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
+            WHERE tenant_id = '{tenant}'::uuid AND kind = ANY(%(kinds)s) AND status = 'active'
               AND {NOT_EXPIRED}
             ORDER BY embedding <=> %(q)s::halfvec
             LIMIT %(limit)s
         )
         SELECT id, distance FROM near ORDER BY distance
-    """  # noqa: S608 (NOT_EXPIRED is a constant)
-    params = {"q": _vector_literal(vector), "tenant": tenant_id, "kinds": list(kinds),
-              "limit": limit}  # fmt: skip
-    return sql, params
+    """  # noqa: S608 (a UUID's text and a constant)
+    return sql, {"q": _vector_parameter(vector), "kinds": list(kinds), "limit": limit}
 
 
 def _approximate_neighbours(
@@ -228,14 +236,17 @@ def _approximate_neighbours(
 ) -> list[tuple[uuid.UUID, float]]:
     # No savepoint: the settings may stay for the rest of the caller's
     # transaction (they only concern HNSW scans, and every one wants them).
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        cursor.execute(
-            "SET LOCAL hnsw.iterative_scan = relaxed_order; "
-            f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}; "
-            "SET LOCAL hnsw.max_scan_tuples = 40000"
+    # The settings and the search in one round trip.
+    with transaction.atomic(savepoint=False):
+        *_, rows = run_unprepared_all(
+            [
+                ("SET LOCAL hnsw.iterative_scan = relaxed_order", ()),
+                (f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}", ()),
+                ("SET LOCAL hnsw.max_scan_tuples = 40000", ()),
+                approximate_query(tenant_id, kinds, vector, limit),
+            ]
         )
-        cursor.execute(*approximate_query(tenant_id, kinds, vector, limit))
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+    return [(row[0], float(row[1])) for row in rows]
 
 
 def nearest_lessons(

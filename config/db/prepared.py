@@ -56,6 +56,16 @@ def run_bound_all(
     return _fetch_all(statements, prepare=settings.TRIBUTARY_PREPARED_STATEMENTS)
 
 
+def run_unprepared_all(
+    statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]],
+) -> list[list[tuple[Any, ...]]]:
+    """``run_bound_all`` as unnamed statements, never prepared: for SQL
+    whose text changes from call to call (a tenant's id inlined so that the
+    planner can prove its partial index), which a statement cache would
+    only churn through."""
+    return _fetch_all(statements, prepare=False)
+
+
 def _fetch_all(
     statements: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]],
     *,

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
+from pgvector import HalfVector
 
 from accounts.tenancy import tenant_context
 from config.db import prepared
@@ -246,10 +247,12 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
 
     # The large tenant's search walks its own index, and agrees with exact.
     [vector] = embed([QUERY])
-    with tenant_context(big.agent.tenant_id), connection.cursor() as cursor:
+    with tenant_context(big.agent.tenant_id):
+        # as the search runs it: bound on the server, the vector in binary
         sql, params = approximate_query(big.agent.tenant_id, ["lesson"], vector, 10)
-        cursor.execute("EXPLAIN " + sql, params)
-        plan = " ".join(row[0] for row in cursor.fetchall())
+        assert isinstance(params["q"], HalfVector)
+        [rows] = prepared.run_unprepared_all([("EXPLAIN " + sql, params)])
+        plan = " ".join(row[0] for row in rows)
     assert f"Index Scan using {name}" in plan
     approximate = _nearest(big, QUERY, 10)
     truth = _nearest(big, QUERY, 10, exact=True)
