@@ -71,14 +71,18 @@ def _vector_literal(vector: Vector) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
+def _halfvec_known() -> bool:
+    """Whether the connection can send a halfvec in binary (it registered
+    the type: ``config.db.base``)."""
+    raw = connection.connection
+    return raw is not None and raw.adapters.types.get("halfvec") is not None
+
+
 def _vector_parameter(vector: Vector) -> HalfVector | str:
     """A query vector for a bound parameter: binary halfvec where the
-    connection knows the type (``config.db.base``; 66 → 5 µs to encode,
-    nothing for the server to parse), else its text."""
-    raw = connection.connection
-    if raw is not None and raw.adapters.types.get("halfvec") is not None:
-        return HalfVector(vector)
-    return _vector_literal(vector)
+    connection knows the type (66 → 5 µs to encode, nothing for the server
+    to parse), else its text."""
+    return HalfVector(vector) if _halfvec_known() else _vector_literal(vector)
 
 
 T = TypeVar("T")
@@ -296,7 +300,7 @@ def _exact_neighbours_many(
     """Exact nearest active lessons of one kind for each of ``vectors``, in
     one statement (one round trip for a whole learn batch)."""
     found: list[list[tuple[uuid.UUID, float]]] = [[] for _ in vectors]
-    binary = isinstance(_vector_parameter(vectors[0]), HalfVector) if vectors else False
+    binary = _halfvec_known()
     # The batch's vectors as one halfvec[] bound in binary (nothing for the
     # server to parse; 32 vectors' text was 4–5 % of a worker's time outside
     # the model), or as text where the connection does not know the type.
@@ -323,7 +327,7 @@ def _exact_neighbours_many(
         ORDER BY q.i, near.distance
         """,  # noqa: S608 (queries is one of two constants)
         {
-            "qs": [HalfVector(v) if binary else _vector_literal(v) for v in vectors],
+            "qs": [_vector_parameter(v) for v in vectors],
             "tenant": tenant_id, "kind": kind, "limit": limit,
         },
     )  # fmt: skip

@@ -71,7 +71,8 @@ def _fetch_all(
     *,
     prepare: bool = True,
 ) -> list[list[tuple[Any, ...]]]:
-    """Every row of each statement, prepared, in the current transaction:
+    """Every row of each statement, bound on the server (prepared unless
+    ``prepare`` is false), in the current transaction:
     one round trip — with the transaction's ``BEGIN`` and the pending tenant
     settings (``config.db.base``) when there are any, in one pipeline."""
     connection.ensure_connection()
