@@ -179,23 +179,23 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
 
 def embedding_limit() -> float:
     """Sentences/s the model embeds here in batches of 32 (the worker's
-    batch), on one thread and on every core; returns the higher."""
-    import torch
-
-    from memory.embeddings import embed
+    batch), on one thread and on every core, on the runtime the service
+    uses (``TRIBUTARY_EMBEDDING_RUNTIME``); returns the higher."""
+    from memory.embeddings import default_model_path, embed, get_provider, load_provider
 
     rng = random.Random(99)
     texts = [lesson(99, n, rng) for n in range(640)]
-    embed(texts[:32])  # load the model
+    runtime = get_provider().runtime
     rates = {}
     for threads in sorted({1, os.cpu_count() or 1}):
-        torch.set_num_threads(threads)
+        provider = load_provider(default_model_path(), runtime, threads)
+        embed(texts[:32], provider)  # warm up
         started = time.perf_counter()
         for i in range(0, len(texts), 32):
-            embed(texts[i : i + 32])
+            embed(texts[i : i + 32], provider)
         rates[threads] = len(texts) / (time.perf_counter() - started)
-    print("embedding limit: " + ", ".join(f"{r:.0f} sentences/s on {t} thread(s)"
-                                          for t, r in rates.items()))  # fmt: skip
+    print(f"embedding limit ({runtime}): " + ", ".join(
+        f"{r:.0f} sentences/s on {t} thread(s)" for t, r in rates.items()))  # fmt: skip
     return max(rates.values())
 
 

@@ -25,6 +25,10 @@ In a private temporary stack (one PostgreSQL server for everyone):
   ``index={"dims": 384, ...}`` (one HNSW over every namespace), a namespace
   per tenant; ``store.search((tenant,), query=..., limit=10)`` with an embed
   function that returns the prepared vector (so the model is not timed).
+- **End to end** (unless ``--no-end-to-end``): a new question each time,
+  Tributary's ``POST /api/v1/recall`` over HTTP against the store searched
+  in process embedding with sentence-transformers on PyTorch (its usual
+  embedding for this model) and with Tributary's own model call.
 
 Each query picks a tenant of its size band, takes a noisy copy of a base
 sentence's vector, and runs every system in a shuffled order. recall@10 is
@@ -245,7 +249,8 @@ class LangGraphStore:
         with psycopg.connect(pg.dsn(dbname="peers_langgraph"), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         self.vectors: dict[str, list[float]] = {}  # text → the vector its embed call returns
-        self.model = False  # embed with the real model instead (end to end)
+        # End to end: a model embeds each query instead (an EmbeddingProvider)
+        self.model: Any = None
         self.conn = psycopg.connect(
             pg.dsn(dbname="peers_langgraph"), autocommit=True, prepare_threshold=0,
             row_factory=dict_row,
@@ -266,10 +271,8 @@ class LangGraphStore:
         print(f"langgraph store: loaded and indexed in {time.perf_counter() - started:.0f} s")
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
-        if self.model:
-            from memory.embeddings import embed
-
-            return embed(texts)
+        if self.model is not None:
+            return self.model.encode(texts)  # type: ignore[no-any-return]
         return [self.vectors[text] for text in texts]
 
     def search(self, tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
@@ -369,16 +372,19 @@ def measure(
 
 
 def end_to_end(corpus: Corpus, store: LangGraphStore, queries: int, rng: random.Random) -> None:
-    """A new question each time, embedded by the same model in both:
-    Tributary's recall API over HTTP (a web process: key check, embedding,
-    hybrid recall, serialization, bookkeeping task) against LangGraph's
-    store searched in this process. Interleaved, in a shuffled order, on a
-    tenant of each size band."""
+    """A new question each time: Tributary's recall API over HTTP (a web
+    process: key check, embedding, hybrid recall, serialization,
+    bookkeeping) against LangGraph's store searched in this process with
+    its own embedding — sentence-transformers on PyTorch, what a LangGraph
+    user configures for this model — and, for the record, with the same
+    ONNX Runtime model call Tributary makes. One model thread each.
+    Interleaved, in a shuffled order, on a tenant of each size band."""
     import httpx
 
     from accounts.models import Agent
     from accounts.services import api_key_issue
     from accounts.tenancy import cross_tenant
+    from memory.embeddings import default_model_path, get_provider, load_provider
 
     picks = []
     for low, high, band in BANDS:
@@ -390,14 +396,17 @@ def end_to_end(corpus: Corpus, store: LangGraphStore, queries: int, rng: random.
             t.slug: api_key_issue(agent=Agent.objects.get(id=t.agent_id)).plaintext
             for _, t in picks
         }
-    store.model = True
-    print("\nend to end, embedding included (new question each time):")
+    peers = {"langgraph store": load_provider(default_model_path(), "torch")}
+    if get_provider().runtime != "torch":
+        peers[f"langgraph store, {get_provider().runtime}"] = get_provider()
+    print("\nend to end, embedding included (new question each time; the store embeds with "
+          "sentence-transformers on PyTorch, and with Tributary's own model call):")  # fmt: skip
     with web_process() as base, httpx.Client(base_url=base, timeout=30) as client:
         for band, tenant in picks:
             times: dict[str, list[float]] = defaultdict(list)
             for n in range(queries + 5):
                 text = f"{corpus.query(rng)[0]} (asked {n} of {tenant.slug})"
-                order = ["tributary API", "langgraph store"]
+                order = ["tributary API", *peers]
                 rng.shuffle(order)
                 for system in order:
                     started = time.perf_counter()
@@ -408,12 +417,16 @@ def end_to_end(corpus: Corpus, store: LangGraphStore, queries: int, rng: random.
                         )  # fmt: skip
                         assert response.status_code == 200, response.text
                     else:
-                        store.search(tenant, text, [])  # its own embed call
+                        store.model = peers[system]
+                        store.search(tenant, f"{text} ({system})", [])  # its own embed call
                     if n >= 5:
                         times[system].append((time.perf_counter() - started) * 1000)
-            api, peer = (percentile(times[s], 50) for s in ("tributary API", "langgraph store"))
-            print(f"  {band:<9} ({tenant.size} lessons): tributary API p50 {api:6.1f} ms, "
-                  f"langgraph store in process p50 {peer:6.1f} ms, x{api / peer:.2f}")  # fmt: skip
+            api = percentile(times["tributary API"], 50)
+            line = f"  {band:<9} ({tenant.size} lessons): tributary API p50 {api:6.1f} ms"
+            for system in peers:
+                peer = percentile(times[system], 50)
+                line += f", {system} in process p50 {peer:6.1f} ms, x{api / peer:.2f}"
+            print(line)
 
 
 if __name__ == "__main__":

@@ -326,6 +326,29 @@ TRIBUTARY_EMBEDDING_THREADS = env_int(
     "own threads (on 2 cores, 1 thread gave 14 % more learns/s than 2).",
     minimum=1,
 )
+TRIBUTARY_EMBEDDING_RUNTIME = env_str(
+    "TRIBUTARY_EMBEDDING_RUNTIME",
+    "onnx",
+    "What runs the embedding model: onnx (ONNX Runtime, the graph exported from the model once "
+    "and checked against PyTorch's vectors; one short query ~3x faster) or torch "
+    "(sentence-transformers). A model onnx cannot reproduce is embedded with torch, logged.",
+)
+if TRIBUTARY_EMBEDDING_RUNTIME not in {"onnx", "torch"}:
+    raise ImproperlyConfigured(
+        f"TRIBUTARY_EMBEDDING_RUNTIME must be onnx or torch, got {TRIBUTARY_EMBEDDING_RUNTIME!r}"
+    )
+_model_cache = env_str(
+    "TRIBUTARY_MODEL_CACHE",
+    None,
+    "Where the embedding model's exported ONNX graph is kept (one per model and library "
+    "versions; made on first use, ~90 MB for MiniLM). Unset: $XDG_CACHE_HOME/tributary, "
+    "else ~/.cache/tributary.",
+)
+TRIBUTARY_MODEL_CACHE = (
+    Path(_model_cache).expanduser().resolve()
+    if _model_cache
+    else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tributary"
+)
 TRIBUTARY_JUDGE = env_str(
     "TRIBUTARY_JUDGE",
     "offline",

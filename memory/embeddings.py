@@ -43,6 +43,7 @@ class EmbeddingError(ApplicationError):
 class EmbeddingProvider(Protocol):
     name: str
     dimensions: int
+    runtime: str  # what runs the model: onnx, torch, or hash (tests)
 
     def encode(self, texts: Sequence[str]) -> list[Vector]: ...
 
@@ -50,13 +51,16 @@ class EmbeddingProvider(Protocol):
 class SentenceTransformerProvider:
     """A local sentence-transformers model, L2-normalised output."""
 
-    def __init__(self, path: str) -> None:
+    runtime = "torch"
+
+    def __init__(self, path: str, threads: int | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import torch
         from sentence_transformers import SentenceTransformer
 
-        torch.set_num_threads(settings.TRIBUTARY_EMBEDDING_THREADS)
+        # The process's setting: torch's thread count is global.
+        torch.set_num_threads(threads or settings.TRIBUTARY_EMBEDDING_THREADS)
 
         self.name = f"sentence-transformers:{os.path.basename(path.rstrip('/'))}"
         self._model = SentenceTransformer(path, device="cpu")
@@ -81,6 +85,7 @@ class HashEmbedder:
     """Deterministic bag-of-hashed-words vectors. For unit tests only."""
 
     name = "hash"
+    runtime = "hash"
 
     def __init__(self, dimensions: int = EMBEDDING_DIMENSIONS) -> None:
         self.dimensions = dimensions
@@ -119,14 +124,37 @@ def get_provider() -> EmbeddingProvider:
         with _provider_lock:
             if _provider is None:
                 path = default_model_path()
-                try:
-                    provider = SentenceTransformerProvider(path)
-                except Exception as exc:
-                    raise EmbeddingError(f"cannot load embedding model {path}: {exc}") from exc
+                provider = load_provider(path)
                 check_dimensions(provider.dimensions, provider.name)
-                log.info("loaded embedding model %s (%s dims)", path, provider.dimensions)
+                log.info(
+                    "loaded embedding model %s (%s dims, %s)",
+                    path, provider.dimensions, provider.runtime,
+                )  # fmt: skip
                 _provider = provider
     return _provider
+
+
+def load_provider(
+    path: str, runtime: str | None = None, threads: int | None = None
+) -> EmbeddingProvider:
+    """The model directory ``path`` on ``runtime`` (default
+    ``TRIBUTARY_EMBEDDING_RUNTIME``) with ``threads`` (default
+    ``TRIBUTARY_EMBEDDING_THREADS``). ONNX Runtime where it reproduces the
+    model (``memory.onnx_model``), else PyTorch — with a warning that says
+    why, never silently."""
+    runtime = runtime or settings.TRIBUTARY_EMBEDDING_RUNTIME
+    threads = threads or settings.TRIBUTARY_EMBEDDING_THREADS
+    if runtime == "onnx":
+        from memory.onnx_model import OnnxProvider
+
+        try:
+            return OnnxProvider.load(path, settings.TRIBUTARY_MODEL_CACHE, threads)
+        except Exception as exc:  # any failure: the model still runs, on torch
+            log.warning("embedding model %s on torch, not ONNX Runtime: %s", path, exc)
+    try:
+        return SentenceTransformerProvider(path, threads)
+    except Exception as exc:
+        raise EmbeddingError(f"cannot load embedding model {path}: {exc}") from exc
 
 
 def check_dimensions(dimensions: int, source: str) -> None:

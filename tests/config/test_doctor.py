@@ -52,3 +52,15 @@ def test_doctor_refuses_a_malformed_setting(tmp_path):
     result = _doctor(tmp_path, TRIBUTARY_PORT="eighty")
     assert result.returncode != 0
     assert "TRIBUTARY_PORT must be an integer" in result.stderr
+
+
+def test_doctor_says_what_runs_the_embedding_model(tmp_path):
+    made = _doctor(tmp_path, TRIBUTARY_MODEL_CACHE=str(tmp_path / "empty cache"))
+    assert made.returncode == 0, made.stderr
+    assert "on ONNX Runtime, graph made on first use in" in made.stdout
+    assert not (tmp_path / "empty cache").exists()  # doctor exports nothing
+    torch = _doctor(tmp_path, TRIBUTARY_EMBEDDING_RUNTIME="torch")
+    assert "on PyTorch (TRIBUTARY_EMBEDDING_RUNTIME=torch)" in torch.stdout
+    wrong = _doctor(tmp_path, TRIBUTARY_EMBEDDING_RUNTIME="tensorflow")
+    assert wrong.returncode != 0
+    assert "TRIBUTARY_EMBEDDING_RUNTIME must be onnx or torch" in wrong.stderr

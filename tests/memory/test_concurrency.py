@@ -23,11 +23,11 @@ PROCESSES = 8
 def agents(django_db_setup: None) -> Iterator[tuple[Pool, Any]]:
     """One pool for the module: starting eight processes that each load
     Django and the embedding model costs more than the tests themselves."""
-    # A fork server that has imported torch once (and run nothing): each
-    # process forks from it instead of importing torch anew, and torch is
-    # never forked after it has started threads.
+    # A fork server that has imported the model's runtime once (and run
+    # nothing): each process forks from it instead of importing it anew,
+    # and the runtime is never forked after it has started threads.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["torch", "sentence_transformers"])
+    context.set_forkserver_preload(["onnxruntime", "tokenizers", "numpy"])
     # Single flight off and one request per claim: every process applies its
     # own request at the same instant, so the conflict machinery itself
     # (version check, 40001 retry, re-judging) is what is under test.

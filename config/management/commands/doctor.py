@@ -110,6 +110,13 @@ class Command(BaseCommand):
         self.stdout.write(f"  embeddings   {model}")
         if not os.path.isdir(model):
             problems.append(f"embedding model directory {model} does not exist")
+        elif settings.TRIBUTARY_EMBEDDING_RUNTIME == "onnx":
+            from memory.onnx_model import describe
+
+            runs_on = describe(model, settings.TRIBUTARY_MODEL_CACHE)
+            self.stdout.write(f"               on {runs_on}")
+        else:
+            self.stdout.write("               on PyTorch (TRIBUTARY_EMBEDDING_RUNTIME=torch)")
         self.stdout.write(
             f"  debug        {'ON (never in production)' if settings.DEBUG else 'off'}"
         )
