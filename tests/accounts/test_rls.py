@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import psycopg
 import pytest
@@ -374,3 +375,24 @@ def test_without_prepared_statements_the_same_reads_go_through_djangos_cursor(se
             "WHERE statement LIKE '%%accounts_agent WHERE name =%%'"
         )
         assert cursor.fetchone()[0] == 0
+
+
+def test_a_pooled_checkout_does_not_look_the_server_up_again(monkeypatch):
+    """With a pool, the parameters it was made with are the ones that count:
+    a checkout reads no postmaster.pid (config.db.base)."""
+    from config import embedded
+
+    connection.ensure_connection()
+    pool: Any = getattr(connection, "pool")  # noqa: B009 (django-stubs lacks it)
+    assert pool is not None
+    connection.close()  # back to the pool
+
+    def looked_up(*args, **kwargs):
+        raise AssertionError("the embedded server was looked up for a pooled connection")
+
+    monkeypatch.setattr(embedded, "ensure_postgres", looked_up)
+    assert connection.get_connection_params() == pool.kwargs
+    connection.ensure_connection()  # a checkout
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
