@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from config.errors import ApplicationError, PayloadTooLarge
 from config.serializers import (
+    StrictBooleanField,
     StrictCharField,
     StrictFloatField,
     StrictIntegerField,
@@ -88,6 +89,16 @@ class RecallInput(StrictSerializer):
     # Only lessons whose situation starts with it (e.g. the LangGraph
     # store's namespace labels, store:users/u1/).
     situation_prefix = StrictCharField(max_length=SITUATION_MAX, required=False)
+    # Search the superseded lessons too (true), never (false), or as the
+    # query asks (absent: "what was it in May", "before the migration").
+    history = StrictBooleanField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "history" in attrs and "as_of" in attrs:
+            raise serializers.ValidationError(
+                {"history": "as_of already recalls what was valid then; send one or the other"}
+            )
+        return attrs
 
 
 def parse_wait(raw: str | None) -> float:

@@ -272,7 +272,9 @@ def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
                 opset_version=17,
                 dynamo=False,
             )  # fmt: skip
-        expected = model.encode(PROBES, normalize_embeddings=True, batch_size=BATCH)
+        expected = model.encode(
+            PROBES, normalize_embeddings=True, batch_size=BATCH, show_progress_bar=False
+        )
         check = OnnxProvider(partial, model_dir, pipeline)
         for got in (check.encode(PROBES), [check.encode([text])[0] for text in PROBES]):
             worst = float(np.abs(np.asarray(got) - expected).max())

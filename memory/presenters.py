@@ -284,6 +284,7 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
         as_of=data.get("as_of"),
         corroborated_only=policy["strict"],
         situation_prefix=data.get("situation_prefix"),
+        history=data.get("history"),
     )
     lessons = lessons_out(
         [hit.lesson for hit in hits],

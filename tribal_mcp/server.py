@@ -172,11 +172,20 @@ async def tribal_recall(
     situation_prefix: Annotated[
         str | None, Field(description="Only lessons whose situation starts with this.")
     ] = None,
+    history: Annotated[
+        bool | None,
+        Field(
+            description="Also superseded lessons (true), never (false), or as the question "
+            "asks when left out ('what was it before the migration')."
+        ),
+    ] = None,
     ctx: Context | None = None,  # type: ignore[type-arg]
 ) -> dict[str, Any]:
     data = {"query": query, "k": k, "kinds": kinds,
             "min_independent_sources": min_independent_sources,
             "situation_prefix": situation_prefix}  # fmt: skip
+    if history is not None:
+        data["history"] = history
     return await _run(ctx, Role.READER, lambda p: _recall(p, data))
 
 

@@ -119,6 +119,12 @@ def test_over_http_the_tools_learn_and_recall_within_one_tenant(mcp_url):
             assert payload(await session.call_tool("tribal_recall", gated))["results"] == []
             gated["min_independent_sources"] = 1
             assert len(payload(await session.call_tool("tribal_recall", gated))["results"]) == 1
+            # Superseded lessons on demand (none here): the same answer.
+            recall_tool = next(t for t in tools if t.name == "tribal_recall")
+            assert recall_tool.inputSchema["properties"]["history"]
+            past = {"query": "deploy API rate limited 429", "history": True}
+            found = payload(await session.call_tool("tribal_recall", past))["results"]
+            assert [r["lesson"]["id"] for r in found] == [lesson_id]
             trace = payload(await session.call_tool("tribal_trace", {"lesson_id": lesson_id}))
             assert {n["type"] for n in trace["nodes"]} == {"lesson", "belief", "observation"}
             stats = payload(await session.call_tool("tribal_stats", {}))

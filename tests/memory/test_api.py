@@ -246,10 +246,39 @@ def test_recall_validates_its_input(api):
         {"query": "x", "as_of": "yesterday"},
         {"k": 5},
         {"query": "x", "extra": True},
+        {"query": "x", "history": "yes"},
+        {"query": "x", "history": 1},
     ]
     for body in cases:
         response = api.post("/recall", headers=alice.headers, json=body)
         assert response.status_code == 400, body
+    both = api.post(
+        "/recall", headers=alice.headers,
+        json={"query": "x", "history": True, "as_of": "2026-01-01T00:00:00Z"},
+    )  # fmt: skip
+    assert both.status_code == 400
+    assert "history" in both.json()["error"]["message"]
+
+
+def test_recall_searches_superseded_lessons_when_history_says_so(api):
+    alice = make_caller("acme", "alice")
+    old = learn_now(alice, "The nightly export job runs at 02:00 UTC.")
+    new = learn_now(alice, "The nightly export job runs at 03:00 UTC.")
+    assert new.outcome == "superseded"
+
+    def recalled(query: str, **extra: object) -> dict[str, str]:
+        body = {"query": query, "k": 5, **extra}
+        answer = api.post("/recall", headers=alice.headers, json=body)
+        assert answer.status_code == 200, answer.text
+        return {r["lesson"]["content"]: r["lesson"]["status"] for r in answer.json()["results"]}
+
+    present, past = "when does the export run", "when did the export run before it changed"
+    assert recalled(present) == {new.content: "active"}
+    assert recalled(present, history=True) == {new.content: "active", old.content: "superseded"}
+    assert recalled(past) == recalled(past, history=True) == {
+        new.content: "active", old.content: "superseded"
+    }  # fmt: skip
+    assert recalled(past, history=False) == {new.content: "active"}
 
 
 def test_a_quarantined_lesson_is_shown_to_curators_only(api):

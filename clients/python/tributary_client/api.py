@@ -226,10 +226,13 @@ def recall(
     min_independent_sources: int | None = None,
     as_of: datetime | str | None = None,
     situation_prefix: str | None = None,
+    history: bool | None = None,
 ) -> Call[RecallResult]:
     """The lessons closest in meaning to ``query``, best first (``k`` 1–50).
     ``as_of`` recalls what the tenant knew then (time travel);
-    ``situation_prefix`` only among lessons whose situation starts with it."""
+    ``situation_prefix`` only among lessons whose situation starts with it;
+    ``history`` searches superseded lessons too (True), never (False), or as
+    the question asks (None)."""
     body = _fields(
         query=query,
         k=k,
@@ -237,6 +240,7 @@ def recall(
         min_independent_sources=min_independent_sources,
         as_of=None if as_of is None else _instant(as_of),
         situation_prefix=situation_prefix,
+        history=history,
     )
     return Call("POST", f"{API}/recall", RecallResult.from_json, json=body, idempotent=True)
 
