@@ -20,7 +20,8 @@ embeddings) — the baseline a user could build in an afternoon. Scores:
 * evidence recall@10: the share of a question's evidence facts in the top
   10 (a fact folded into another lesson counts as found with it);
 * adversarial: the share of answers that are empty or flagged as not
-  answering (recall has no such flag yet, so today only empty counts).
+  answering (``nothing_relevant``: memory/relevance.py); the same flag on
+  answerable questions is counted too (a wrong "nothing here").
 
 ``python -m evals.longmem`` prints the report.
 """
@@ -76,9 +77,10 @@ class Scores:
         n = sum(self.rows[k][0] for k in kinds)
         return sum(self.rows[k][2] for k in kinds) / n if n else 0.0
 
-    def abstained(self) -> float:
-        row = self.rows["adversarial"]
-        return row[3] / row[0] if row[0] else 0.0
+    def abstained(self, kinds: tuple[str, ...] = ("adversarial",)) -> float:
+        """The share of ``kinds``' answers that were empty or flagged."""
+        n = sum(self.rows[k][0] for k in kinds)
+        return sum(self.rows[k][3] for k in kinds) / n if n else 0.0
 
 
 ANSWERABLE = ("single", "multi-hop", "temporal")
@@ -132,7 +134,7 @@ def evaluate(data: dict[str, Any] | None = None, judge: Any = None) -> LongMemRe
     from memory.embeddings import embed, embed_query, lesson_text
     from memory.judge import get_judge
     from memory.models import Lesson
-    from memory.selectors import lesson_recall
+    from memory.selectors import recall_judged
 
     data = load() if data is None else data
     judge = get_judge() if judge is None else judge
@@ -152,9 +154,13 @@ def evaluate(data: dict[str, Any] | None = None, judge: Any = None) -> LongMemRe
         for question in by_history[history["id"]]:
             evidence = set(question["evidence"])
             with tenant_context(principal.tenant_id):
-                hits = lesson_recall(tenant_id=principal.tenant_id, query=question["question"], k=K)
+                recalled = recall_judged(
+                    tenant_id=principal.tenant_id, query=question["question"], k=K
+                )
+            hits = recalled.hits
             found = set().union(*(held.get(hit.lesson.id, set()) for hit in hits))
-            report.recall.add(question["kind"], evidence, found, answered=bool(hits))
+            answered = bool(hits) and not recalled.nothing_relevant
+            report.recall.add(question["kind"], evidence, found, answered=answered)
             scores = vectors @ np.asarray(embed_query(question["question"]))
             top = {facts[i]["id"] for i in np.argsort(-scores)[:K]}
             report.exact.add(question["kind"], evidence, top, answered=True)
@@ -177,6 +183,7 @@ def format_report(report: LongMemReport) -> str:
     adversarial = int(report.recall.rows["adversarial"][0])
     lines.append(
         f"  adversarial   {adversarial:>9}   empty or flagged: {report.recall.abstained():.3f}"
+        f" (answerable questions flagged: {report.recall.abstained(ANSWERABLE):.3f})"
     )
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
 from memory.embeddings import embed_query_soon
 from memory.models import LearnRequest, Lesson, LessonRecallStats, RequestStatus
-from memory.selectors import RecallHit, lesson_get, lesson_recall
+from memory.selectors import RecallHit, lesson_get, recall_judged
 from memory.services.lessons import lessons_note_recalled
 from provenance.selectors import ProvenanceSummary, corroboration_policy, provenance_summaries
 
@@ -170,6 +170,11 @@ class RecallOut(serializers.Serializer):
     """A recall answer (``recall_answer``), best first."""
 
     untrusted_data = serializers.CharField()
+    nothing_relevant = serializers.BooleanField(
+        help_text="Nothing in memory bears on the query: no lesson shares a rare term of it and "
+        "the nearest is no closer than an unrelated question gets in this tenant. The results "
+        "are then the nearest lessons, not an answer."
+    )
     results = RecallHitOut(many=True)
 
 
@@ -275,7 +280,7 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
     Precondition: inside the caller's tenant transaction."""
     embed_query_soon(data["query"])  # embedded while the policy is read
     policy = corroboration_policy(principal.tenant_id)
-    hits: list[RecallHit] = lesson_recall(
+    recalled = recall_judged(
         tenant_id=principal.tenant_id,
         query=data["query"],
         k=data["k"],
@@ -286,6 +291,7 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
         situation_prefix=data.get("situation_prefix"),
         history=data.get("history"),
     )
+    hits: list[RecallHit] = recalled.hits
     lessons = lessons_out(
         [hit.lesson for hit in hits],
         {hit.lesson.id: hit.provenance for hit in hits},
@@ -296,6 +302,9 @@ def recall_answer(principal: AgentPrincipal, data: dict[str, Any]) -> dict[str, 
         _schedule_recall_bookkeeping(str(principal.tenant_id), ids)
     return {
         "untrusted_data": UNTRUSTED_NOTICE,
+        # Nothing here bears on the query (memory.relevance): the results are
+        # the nearest lessons, not an answer.
+        "nothing_relevant": recalled.nothing_relevant,
         "results": [
             {
                 "lesson": lesson,

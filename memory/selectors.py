@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -209,6 +209,33 @@ def _exact_neighbours(
          "limit": limit, **params},
     )  # fmt: skip
     return [(row[0], float(row[1])) for row in rows]
+
+
+def probe_similarities(
+    tenant_id: uuid.UUID, kinds: Sequence[str], vectors: Sequence[Vector], sample: int
+) -> list[float]:
+    """Each of ``vectors``' best cosine similarity among (up to ``sample`` of)
+    the tenant's active lessons in ``kinds``, in one statement; nothing when
+    it has none (``memory.relevance``'s floor)."""
+    queries = "%(qs)b::halfvec[]" if _halfvec_known() else "%(qs)s::text[]"
+    rows = run_bound(
+        f"""
+        WITH sample AS MATERIALIZED (
+            SELECT embedding FROM memory_lesson
+            WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
+              AND {NOT_EXPIRED} AND embedding IS NOT NULL
+            LIMIT %(sample)s
+        ), q(v, i) AS MATERIALIZED (
+            SELECT v::halfvec, i FROM unnest({queries}) WITH ORDINALITY AS u(v, i)
+        )
+        SELECT q.i, 1 - min(s.embedding <=> q.v) FROM q CROSS JOIN sample AS s GROUP BY q.i
+        """,  # noqa: S608 (queries is one of two constants)
+        {
+            "qs": [_vector_parameter(v) for v in vectors],
+            "tenant": tenant_id, "kinds": list(kinds), "sample": sample,
+        },
+    )  # fmt: skip
+    return [float(similarity) for _, similarity in rows]
 
 
 def approximate_query(
@@ -546,7 +573,36 @@ class RecallHit:
     stats: LessonRecallStats | None = None
 
 
+class RecallOptions(TypedDict, total=False):
+    """``recall_judged``'s options, for ``lesson_recall``."""
+
+    k: int
+    kinds: Sequence[str] | None
+    min_independent_sources: int
+    as_of: datetime | None
+    corroborated_only: bool
+    situation_prefix: str | None
+    history: bool | None
+
+
 def lesson_recall(
+    *, tenant_id: uuid.UUID, query: str, **options: Unpack[RecallOptions]
+) -> list[RecallHit]:
+    """``recall_judged``'s hits, without asking whether they are relevant."""
+    return recall_judged(tenant_id=tenant_id, query=query, judge_relevance=False, **options).hits
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A recall's hits, and whether nothing in memory bears on the query
+    (``memory.relevance``: no rare term matched, the nearest lesson below
+    the tenant's floor)."""
+
+    hits: list[RecallHit]
+    nothing_relevant: bool
+
+
+def recall_judged(
     *,
     tenant_id: uuid.UUID,
     query: str,
@@ -557,23 +613,43 @@ def lesson_recall(
     corroborated_only: bool = False,
     situation_prefix: str | None = None,
     history: bool | None = None,
-) -> list[RecallHit]:
+    judge_relevance: bool = True,
+) -> Recalled:
     """Hybrid recall: vector neighbours and full-text matches fused by
     reciprocal rank fusion, within the caller's tenant. ``corroborated_only``
     (a tenant's strict policy) keeps only corroborated lessons. ``history``:
     search the superseded lessons too (they come back with their status and
     successor); None decides from the query — a question about the past
     ("who owned it in March", "what was it before") — see
-    :func:`memory.temporal.asks_about_the_past`."""
+    :func:`memory.temporal.asks_about_the_past`. Unless ``judge_relevance``
+    is off, also whether it found anything relevant (as of an instant:
+    whether it found anything)."""
+    from memory.relevance import nothing_relevant
+
     if history is None:
         history = as_of is None and asks_about_the_past(query)
     with Timer() as timer, span("recall", k=k, as_of=as_of is not None, history=history):
-        hits = _recall(
+        found = _recall(
             tenant_id, query, k, kinds, min_independent_sources, as_of, corroborated_only,
             situation_prefix, history,
         )  # fmt: skip
+        unrelated = not found.hits
+        if judge_relevance and as_of is None and found.hits:
+            unrelated = nothing_relevant(
+                tenant_id=tenant_id, kinds=found.kinds, size=found.size,
+                best_similarity=found.best_similarity, text_matched=found.text_matched,
+            )  # fmt: skip
     RECALL_SECONDS.observe(timer.seconds)
-    return hits
+    return Recalled(found.hits, unrelated)
+
+
+@dataclass(frozen=True)
+class _Found:
+    hits: list[RecallHit]
+    kinds: list[str]
+    size: int  # active lessons in kinds
+    best_similarity: float | None  # of the nearest lesson searched, before any filter
+    text_matched: bool  # a lesson holds one of the query's rare terms
 
 
 def _recall(
@@ -586,7 +662,7 @@ def _recall(
     corroborated_only: bool,
     situation_prefix: str | None,
     history: bool = False,
-) -> list[RecallHit]:
+) -> _Found:
     kinds = list(kinds) if kinds else [k.value for k in Kind]
     pool = max(4 * k, 40)
     # The query is embedded on another thread while the full-text leg reads.
@@ -621,9 +697,11 @@ def _recall(
             key=lambda i: (-scores[i], -text_scores.get(i, 0.0), distances.get(i, 2.0), str(i)),
         )
     with span("recall.provenance"):
-        return _recall_provenance(
+        hits = _recall_provenance(
             ordered, k, scores, distances, min_independent_sources, corroborated_only
         )
+    best = 1.0 - near[0][1] if near else None
+    return _Found(hits, kinds, size, best, bool(texts))
 
 
 def _recall_provenance(

@@ -117,6 +117,9 @@ def test_learn_resolves_to_a_typed_lesson_that_lessons_lesson_and_recall_return(
     recalled = client.recall("which header does the deploy API need?", k=3)
     assert isinstance(recalled, RecallResult)
     assert "untrusted data" in recalled.untrusted_data
+    assert recalled.nothing_relevant is False
+    unrelated = client.recall("How many legs does a spider have?", k=3, history=False)
+    assert unrelated.nothing_relevant is True and len(unrelated.results) == 2
     hit = recalled.results[0]
     assert hit.lesson.id == lesson.id and hit.score > 0 and hit.similarity is not None
     assert hit.trust.untrusted is True and hit.trust.author == "alice"
