@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 BATCH = 32  # sentences per run, as sentence-transformers batches them
 # The export's format: bump when the exported graph or its inputs change.
 FORMAT = "1"
+LIBRARIES = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime", "tokenizers")
 DAY = 86_400
 STALE_DAYS = 7  # a graph unused this long is deleted after the next export
 # What the exported graph must agree with PyTorch on, per vector component.
@@ -47,7 +48,7 @@ PROBES = [
     "deploy",
     "The billing API answers 429 unless the X-Batch header is set; send X-Batch: 1 on bulk calls",
     "Ünïcödé, emoji 🚀 and CJK 漢字 in one lesson",
-    "retries " * 400,  # past the model's length: truncated the same way
+    "retries " * 700,  # past the model's length (and 512): truncated the same way
     "Staging's Postgres listens on 5433, not 5432.\nwhen connecting from the CI runners",
 ]
 
@@ -93,19 +94,39 @@ def read_pipeline(path: Path) -> Pipeline:
         raise UnsupportedModel("no tokenizer.json")
     return Pipeline(
         pooling=mode,
-        max_tokens=int(config.get("max_seq_length") or 512),
+        max_tokens=int(config.get("max_seq_length") or _model_limit(path)),
         lowercase=bool(config.get("do_lower_case", False)),
     )
 
 
+def _model_limit(path: Path) -> int:
+    """Without a ``max_seq_length``, what sentence-transformers takes: the
+    smaller of the tokenizer's and the model's limits."""
+    limits = []
+    for name, key in (("tokenizer_config.json", "model_max_length"),
+                      ("config.json", "max_position_embeddings")):  # fmt: skip
+        try:
+            value = json.loads((path / name).read_text()).get(key)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, int) and 0 < value < 10**6:
+            limits.append(value)
+    if not limits:
+        raise UnsupportedModel("no maximum sequence length")
+    return min(limits)
+
+
 def fingerprint(path: Path) -> str:
-    """Names, sizes and times of the model's files, and the versions of the
-    libraries that make the graph: a new model or exporter, a new graph."""
+    """The model's files (names and contents: a model replaced by another of
+    the same size and time is still another model) and the versions of the
+    libraries that make and run the graph. Hashing MiniLM's 88 MB takes
+    ~0.1 s, once per process."""
     digest = hashlib.sha256(FORMAT.encode())
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        stat = file.stat()
-        digest.update(f"{file.relative_to(path)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    for library in ("torch", "transformers", "sentence-transformers", "onnx"):
+        with open(file, "rb") as handle:
+            content = hashlib.file_digest(handle, "sha256").hexdigest()
+        digest.update(f"{file.relative_to(path)}:{content};".encode())
+    for library in LIBRARIES:
         try:
             digest.update(f"{library}={metadata.version(library)};".encode())
         except metadata.PackageNotFoundError:
@@ -148,7 +169,14 @@ class OnnxProvider:
         exported into ``cache`` first if it is not there yet."""
         model_dir = Path(path)
         pipeline = read_pipeline(model_dir)
-        return cls(graph_file(model_dir, cache, pipeline), model_dir, pipeline, threads)
+        graph = graph_file(model_dir, cache, pipeline)
+        made = graph.stat().st_mtime_ns
+        try:
+            return cls(graph, model_dir, pipeline, threads)
+        except Exception as exc:  # a graph ONNX Runtime cannot load: made again, once
+            log.warning("the cached graph %s does not load (%s); exporting it again", graph, exc)
+            graph = graph_file(model_dir, cache, pipeline, unreadable=made)
+            return cls(graph, model_dir, pipeline, threads)
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         import numpy as np
@@ -158,9 +186,10 @@ class OnnxProvider:
         # Longest first, as sentence-transformers batches: little padding.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out: Any = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        with self._lock:
-            for start in range(0, len(order), BATCH):
-                chosen = order[start : start + BATCH]
+        for start in range(0, len(order), BATCH):
+            chosen = order[start : start + BATCH]
+            # A batch at a time: a recall's query goes between an import's batches.
+            with self._lock:
                 out[chosen] = self._run([texts[i] for i in chosen])
         return out.tolist()  # type: ignore[no-any-return]
 
@@ -207,15 +236,22 @@ def _target(model_dir: Path, cache: Path) -> Path:
     return cache / f"{model_dir.parent.name}-{model_dir.name}-{fingerprint(model_dir)}.onnx"
 
 
-def graph_file(model_dir: Path, cache: Path, pipeline: Pipeline) -> Path:
+def graph_file(
+    model_dir: Path, cache: Path, pipeline: Pipeline, unreadable: int | None = None
+) -> Path:
     """The model's ONNX graph in ``cache``, exported (and checked) first if
-    it is not there; one process exports while the others wait. A graph in
-    use is touched once a day, and one of the same model unused for
-    ``STALE_DAYS`` (a reinstalled or replaced model, older libraries) is
-    deleted after an export, so the cache holds what is in use."""
+    it is not there — or if the one there did not load (``unreadable``: its
+    modification time then, so that one made since is kept); one process
+    exports while the others wait. A graph in use is touched once a day, and one of the
+    same model unused for ``STALE_DAYS`` (a replaced model, older libraries)
+    is deleted after an export, so the cache holds what is in use."""
     from config.embedded import file_lock
 
     target = _target(model_dir, cache)
+    if unreadable is not None:
+        with file_lock(cache / ".export.lock"):
+            if target.is_file() and target.stat().st_mtime_ns == unreadable:
+                target.unlink()
     if target.is_file():
         if time.time() - target.stat().st_mtime > DAY:
             with contextlib.suppress(OSError):  # a read-only cache is fine
@@ -236,6 +272,8 @@ def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
     vectors on ``PROBES`` (alone and batched, so padding and truncation are
     covered); nothing is left at ``target`` unless it agrees."""
     import numpy as np
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the directory is all there is
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -280,6 +318,8 @@ def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
             worst = float(np.abs(np.asarray(got) - expected).max())
             if not worst <= TOLERANCE:
                 raise UnsupportedModel(f"the exported graph differs from PyTorch by {worst:.2g}")
+        with open(partial, "rb") as written:
+            os.fsync(written.fileno())  # on disk before it has the name others load
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)

@@ -24,15 +24,19 @@ those share words and similarity with what is there (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
 from collections.abc import Sequence
 
 import numpy as np
+from django.db import transaction
 
 from memory.embeddings import Vector, embed
 from regions.routing import current_alias
+
+log = logging.getLogger(__name__)
 
 MARGIN = 0.05
 CEILING = 0.6
@@ -139,7 +143,9 @@ def relevance_floor(*, tenant_id: uuid.UUID, kinds: Sequence[str], size: int) ->
     known = _floors.get(key)
     if known is not None and known[0] > now and abs(size - known[1]) <= max(known[1], 10) / 5:
         return known[2]
-    floor = floor_of(probe_similarities(tenant_id, kinds, probe_vectors(), SAMPLE))
+    probes = probe_vectors()
+    with transaction.atomic():  # a savepoint: a failure leaves the recall's transaction usable
+        floor = floor_of(probe_similarities(tenant_id, kinds, probes, SAMPLE))
     if len(_floors) > 50_000:  # many tenants: start over rather than grow
         _floors.clear()
     _floors[key] = (now + TTL_SECONDS, size, floor)
@@ -164,4 +170,10 @@ def nothing_relevant(
         return True
     if best_similarity >= CEILING:
         return False
-    return best_similarity < relevance_floor(tenant_id=tenant_id, kinds=kinds, size=size)
+    try:
+        floor = relevance_floor(tenant_id=tenant_id, kinds=kinds, size=size)
+    except Exception:  # the flag must never fail a recall that found its lessons
+        log.warning("no relevance floor for tenant %s; answered as relevant", tenant_id,
+                    exc_info=True)  # fmt: skip
+        return False
+    return best_similarity < floor

@@ -224,6 +224,7 @@ def probe_similarities(
             SELECT embedding FROM memory_lesson
             WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s) AND status = 'active'
               AND {NOT_EXPIRED} AND embedding IS NOT NULL
+            ORDER BY id  -- random UUIDs: a sample across the tenant's history
             LIMIT %(sample)s
         ), q(v, i) AS MATERIALIZED (
             SELECT v::halfvec, i FROM unnest({queries}) WITH ORDINALITY AS u(v, i)

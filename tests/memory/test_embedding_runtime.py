@@ -117,11 +117,48 @@ def test_the_graph_is_made_again_for_another_model_or_library(tmp_path, monkeypa
     copy = _model_copy(tmp_path)
     first = fingerprint(copy)
     assert fingerprint(copy) == first
-    (copy / "config.json").write_text((copy / "config.json").read_text() + "\n")
+    # Another model of the same size and time (a copy that keeps times).
+    config = copy / "config.json"
+    stat = config.stat()
+    text = config.read_text()
+    config.write_text(text.replace('"gelu"', '"relu"') if '"gelu"' in text else text[::-1])
+    os.utime(config, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert config.stat().st_size == stat.st_size and config.stat().st_mtime_ns == stat.st_mtime_ns
     second = fingerprint(copy)
     assert second != first
     monkeypatch.setattr(onnx_model, "FORMAT", onnx_model.FORMAT + "-next")
-    assert fingerprint(copy) != second
+    third = fingerprint(copy)
+    assert third != second
+    real = onnx_model.metadata.version
+    monkeypatch.setattr(
+        onnx_model.metadata, "version",
+        lambda name: "0.0.1" if name == "onnxruntime" else real(name),
+    )  # fmt: skip
+    assert fingerprint(copy) != third
+
+
+def test_without_a_length_the_smaller_of_the_tokenizers_and_the_models_limit(tmp_path):
+    copy = _model_copy(tmp_path)
+    config = copy / "sentence_bert_config.json"
+    config.write_text(json.dumps({"do_lower_case": False}))
+    tokenizer = json.loads((copy / "tokenizer_config.json").read_text())
+    tokenizer["model_max_length"] = 300
+    (copy / "tokenizer_config.json").write_text(json.dumps(tokenizer))
+    assert read_pipeline(copy).max_tokens == 300
+
+
+def test_a_cached_graph_that_does_not_load_is_made_again(tmp_path, settings, caplog):
+    settings.TRIBUTARY_MODEL_CACHE = cache = tmp_path / "cache"
+    model_dir = Path(default_model_path())
+    cache.mkdir()
+    broken = onnx_model._target(model_dir, cache)
+    broken.write_bytes(b"not a graph")  # e.g. cut short by a crash
+    with caplog.at_level(logging.WARNING):
+        provider = load_provider(str(model_dir), "onnx")
+    assert provider.runtime == "onnx"
+    assert "does not load" in caplog.text
+    assert broken.stat().st_size > 1_000_000
+    assert len(provider.encode(["deploy"])[0]) == 384
 
 
 def test_a_model_onnx_cannot_reproduce_runs_on_pytorch_and_says_so(tmp_path, settings, caplog):

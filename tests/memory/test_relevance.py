@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from django.db import connection
 
 from accounts.tenancy import tenant_context
 from memory import relevance, selectors
@@ -110,3 +111,23 @@ def test_as_of_an_instant_only_an_empty_answer_is_nothing_relevant():
         present = recall_judged(tenant_id=alice.agent.tenant_id, query=UNRELATED[0], k=3)
     assert len(found.hits) == 3 and found.nothing_relevant is False
     assert present.nothing_relevant is True
+
+
+def test_a_floor_that_cannot_be_measured_never_fails_the_recall(monkeypatch, caplog):
+    from memory.models import Lesson
+
+    alice = make_caller("acme", "alice")
+    _seed(alice, CORPUS)
+    relevance._floors.clear()
+
+    def broken(*args, **kwargs):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1/0")  # a failing statement in the transaction
+        return []
+
+    monkeypatch.setattr(selectors, "probe_similarities", broken)
+    with tenant_context(alice.agent.tenant_id):
+        found = recall_judged(tenant_id=alice.agent.tenant_id, query=UNRELATED[0], k=3)
+        assert Lesson.objects.count() == len(CORPUS)  # the transaction goes on
+    assert len(found.hits) == 3 and found.nothing_relevant is False
+    assert "no relevance floor" in caplog.text
