@@ -114,6 +114,8 @@ PROBES = [
 _probes: list[Vector] | None = None
 _probes_lock = threading.Lock()
 _floors: dict[tuple[str, uuid.UUID, tuple[str, ...]], tuple[float, int, float]] = {}
+_measuring: dict[tuple[str, uuid.UUID, tuple[str, ...]], threading.Lock] = {}
+_measuring_lock = threading.Lock()
 
 
 def probe_vectors() -> list[Vector]:
@@ -135,21 +137,38 @@ def floor_of(best: Sequence[float]) -> float:
 
 def relevance_floor(*, tenant_id: uuid.UUID, kinds: Sequence[str], size: int) -> float:
     """The tenant's floor over ``kinds`` (``size`` active lessons in them),
-    remembered or measured now. Precondition: in the tenant's transaction."""
+    remembered or measured now — by one thread of the process at a time
+    for a given tenant, the others waiting for its answer. Precondition: in
+    the tenant's transaction."""
     from memory.selectors import probe_similarities
 
     key = (current_alias(), tenant_id, tuple(sorted(kinds)))
-    now = time.monotonic()
-    known = _floors.get(key)
-    if known is not None and known[0] > now and abs(size - known[1]) <= max(known[1], 10) / 5:
-        return known[2]
-    probes = probe_vectors()
-    with transaction.atomic():  # a savepoint: a failure leaves the recall's transaction usable
-        floor = floor_of(probe_similarities(tenant_id, kinds, probes, SAMPLE))
+    known = _known(key, size)
+    if known is not None:
+        return known
+    with _measuring_lock:
+        lock = _measuring.setdefault(key, threading.Lock())
+    with lock:
+        known = _known(key, size)  # measured while this thread waited
+        if known is not None:
+            return known
+        probes = probe_vectors()
+        with transaction.atomic():  # a savepoint: a failure leaves the recall's transaction usable
+            floor = floor_of(probe_similarities(tenant_id, kinds, probes, SAMPLE))
+        _floors[key] = (time.monotonic() + TTL_SECONDS, size, floor)
     if len(_floors) > 50_000:  # many tenants: start over rather than grow
-        _floors.clear()
-    _floors[key] = (now + TTL_SECONDS, size, floor)
+        with _measuring_lock:
+            _floors.clear()
+            _measuring.clear()
     return floor
+
+
+def _known(key: tuple[str, uuid.UUID, tuple[str, ...]], size: int) -> float | None:
+    """The remembered floor, unless it is old or the tenant's size moved."""
+    known = _floors.get(key)
+    if known is None or known[0] <= time.monotonic():
+        return None
+    return known[2] if abs(size - known[1]) <= max(known[1], 10) / 5 else None
 
 
 def nothing_relevant(

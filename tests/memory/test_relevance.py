@@ -131,3 +131,39 @@ def test_a_floor_that_cannot_be_measured_never_fails_the_recall(monkeypatch, cap
         assert Lesson.objects.count() == len(CORPUS)  # the transaction goes on
     assert len(found.hits) == 3 and found.nothing_relevant is False
     assert "no relevance floor" in caplog.text
+
+
+def test_threads_that_need_one_tenants_floor_at_once_measure_it_once(monkeypatch):
+    import threading
+    import time
+
+    from django.db import connections
+
+    alice = make_caller("acme", "alice")
+    _seed(alice, CORPUS)
+    tenant = alice.agent.tenant_id
+    relevance._floors.clear()
+    measured = []
+    real = selectors.probe_similarities
+
+    def slow(*args, **kwargs):
+        measured.append(threading.get_ident())
+        time.sleep(0.3)  # long enough for the others to arrive meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selectors, "probe_similarities", slow)
+    floors = []
+
+    def recall_floor():
+        try:
+            with tenant_context(tenant):
+                floors.append(relevance_floor(tenant_id=tenant, kinds=["lesson"], size=len(CORPUS)))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=recall_floor) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(measured) == 1 and len(floors) == 4 and len(set(floors)) == 1
