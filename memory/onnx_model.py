@@ -9,7 +9,8 @@ the whole graph in C++. On two Xeon cores, one thread: one short query
 PyTorch (336 and 345 sentences/s).
 
 The graph is exported from the sentence-transformers model once per model
-directory and library versions (``torch.onnx``, the TorchScript exporter),
+(its files' contents) and library versions (``torch.onnx``, the TorchScript
+exporter),
 checked against PyTorch's own vectors on probe texts, and kept in
 ``TRIBUTARY_MODEL_CACHE``; after that a process loads only ONNX Runtime
 and the tokenizer — PyTorch is never imported. A model whose pipeline is
@@ -242,9 +243,10 @@ def graph_file(
     """The model's ONNX graph in ``cache``, exported (and checked) first if
     it is not there — or if the one there did not load (``unreadable``: its
     modification time then, so that one made since is kept); one process
-    exports while the others wait. A graph in use is touched once a day, and one of the
-    same model unused for ``STALE_DAYS`` (a replaced model, older libraries)
-    is deleted after an export, so the cache holds what is in use."""
+    exports while the others wait. A graph in use is touched once a day, and
+    one of the same model unused for ``STALE_DAYS`` (a replaced model, older
+    libraries) is deleted after an export, so the cache holds what is in
+    use."""
     from config.embedded import file_lock
 
     target = _target(model_dir, cache)
