@@ -16,10 +16,14 @@ Django's own async chain, unchanged.
 
 from __future__ import annotations
 
+from functools import partial
+
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404, resolve
+
+from config.after_response import collect, run_all, stop_collecting
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -33,9 +37,17 @@ class OneHopASGIHandler(ASGIHandler):
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         if _async_view(request.path_info):
             return await self._async_views.get_response_async(request)
-        response: HttpResponseBase = await sync_to_async(self.get_response, thread_sensitive=True)(
-            request
-        )
+        # Work the request leaves for after its response (config.after_response)
+        # runs when Django closes the response, once the body is sent.
+        tasks, token = collect()
+        try:
+            response: HttpResponseBase = await sync_to_async(
+                self.get_response, thread_sensitive=True
+            )(request)
+        finally:
+            stop_collecting(token)
+        if tasks:
+            response._resource_closers.append(partial(run_all, tasks))  # type: ignore[attr-defined]
         return response
 
 

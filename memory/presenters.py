@@ -14,6 +14,7 @@ from rest_framework import serializers
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
+from config.after_response import after_response
 from memory.embeddings import embed_query_soon
 from memory.models import LearnRequest, Lesson, LessonRecallStats, RequestStatus
 from memory.selectors import RecallHit, lesson_get, recall_judged
@@ -333,7 +334,10 @@ def _schedule_recall_bookkeeping(tenant_id: str, ids: list[str]) -> None:
         except Exception:  # bookkeeping must never fail a recall
             return
 
-    transaction.on_commit(note)
+    # Once the answer is committed, and out of its way: after the response
+    # is sent where there is one (a Redis round trip the agent need not wait
+    # for, nor be slowed by when Redis is).
+    transaction.on_commit(lambda: after_response(note))
 
 
 def _applied_payload(request_id: uuid.UUID, tenant_id: uuid.UUID) -> dict[str, Any] | None:

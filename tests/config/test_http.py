@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from config.celery import app as celery_app
-from tests.conftest import make_caller
+from tests.conftest import learn_now, make_caller
 
 
 @pytest.fixture
@@ -222,3 +222,76 @@ def test_readyz_turns_red_when_no_worker_consumes_learning(http, settings, super
     assert stalled.status_code == 503
     learning = stalled.json()["checks"]["learning"]
     assert learning["ok"] is False and "no worker is consuming" in learning["error"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recalls_bookkeeping_runs_after_its_response_is_sent(monkeypatch):
+    """``config.after_response``: under the service's handler the recall
+    counts go to Redis once the body is out, not between commit and send."""
+    import asyncio
+    import json
+    import time
+
+    from config.asgi_handler import OneHopASGIHandler
+    from memory import presenters
+
+    caller = make_caller("acme", "alice")
+    learn_now(caller, "The deploy API answers 429 unless X-Batch is set.")
+    events: list[tuple[str, float]] = []
+    real = presenters.lessons_note_recalled
+
+    def noted(**kwargs):
+        events.append(("noted", time.monotonic()))
+        real(**kwargs)
+
+    monkeypatch.setattr(presenters, "lessons_note_recalled", noted)
+    body = json.dumps({"query": "deploy API 429", "k": 3}).encode()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/v1/recall", "raw_path": b"/api/v1/recall",
+        "query_string": b"", "root_path": "", "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 5000),
+        "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *((k.lower().encode(), v.encode()) for k, v in caller.headers.items())],
+    }  # fmt: skip
+    sent: list[dict] = []
+
+    async def call() -> None:
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict:
+            if messages:
+                return messages.pop(0)
+            await asyncio.sleep(3600)  # no disconnect while the app runs
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                events.append(("sent", time.monotonic()))
+
+        await OneHopASGIHandler()(scope, receive, send)
+
+    asyncio.run(call())
+    assert sent[0]["status"] == 200
+    answer = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert answer["results"]
+    assert [name for name, _ in events] == ["sent", "noted"]
+
+
+def test_work_after_the_response_runs_in_order_and_one_failure_stops_nothing(caplog):
+    from config.after_response import after_response, collect, run_all, stop_collecting
+
+    done: list[int] = []
+    after_response(lambda: done.append(0))  # outside a request: at once
+    assert done == [0]
+    tasks, token = collect()
+    after_response(lambda: done.append(1))
+    after_response(lambda: 1 / 0)
+    after_response(lambda: done.append(2))
+    stop_collecting(token)
+    assert done == [0]
+    run_all(tasks)
+    assert done == [0, 1, 2]
+    assert "work after the response failed" in caplog.text
