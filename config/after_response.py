@@ -6,7 +6,9 @@ the service's ASGI handler (``config.asgi_handler``) ``after_response``
 collects such work for the request and runs it when Django closes the
 response — after the last body chunk is sent. Anywhere else (a test
 client, a command, the MCP server, a task) there is no response to wait
-for, and the work runs at once, as it did before.
+for, and the work runs at once, as it did before. A client that hangs up
+before its response is sent never has it closed: its request's work is
+dropped — so only bookkeeping that may be lost belongs here.
 """
 
 from __future__ import annotations
