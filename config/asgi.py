@@ -22,8 +22,7 @@ django_application = OneHopASGIHandler()
 from config.asgi_limits import BodyLimit  # noqa: E402  (needs settings)
 from config.embedded import ensure_services  # noqa: E402
 from config.logfilters import install as redact_keys_in_logs  # noqa: E402
-from memory.embeddings import get_provider  # noqa: E402
-from memory.relevance import probe_vectors  # noqa: E402
+from memory.relevance import load_for_recall  # noqa: E402
 from tribal_mcp.http import build  # noqa: E402
 
 application = BodyLimit(build(django_application))
@@ -31,8 +30,5 @@ application = BodyLimit(build(django_application))
 redact_keys_in_logs()
 
 ensure_services()
-# Load the embedding model before serving, and fail start-up on a dimension
-# mismatch rather than on the first recall; embed the relevance probes
-# (memory.relevance) now too, not in the first unrelated recall.
-get_provider()
-probe_vectors()
+# The embedding model and the relevance probes before serving.
+load_for_recall()

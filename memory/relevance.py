@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Sequence
 
 import numpy as np
 from django.db import transaction
 
-from memory.embeddings import Vector, embed
-from regions.routing import current_alias
+from memory.embeddings import Vector, embed, get_provider
+from memory.scope_cache import Key, ScopeCache, scope_key
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +112,8 @@ PROBES = [
 
 _probes: list[Vector] | None = None
 _probes_lock = threading.Lock()
-_floors: dict[tuple[str, uuid.UUID, tuple[str, ...]], tuple[float, int, float]] = {}
-_measuring: dict[tuple[str, uuid.UUID, tuple[str, ...]], threading.Lock] = {}
+_floors: ScopeCache[tuple[int, float]] = ScopeCache(TTL_SECONDS)  # (size, floor)
+_measuring: dict[Key, threading.Lock] = {}
 _measuring_lock = threading.Lock()
 
 
@@ -126,6 +125,14 @@ def probe_vectors() -> list[Vector]:
             if _probes is None:
                 _probes = embed(PROBES)
     return _probes
+
+
+def load_for_recall() -> None:
+    """What a recall needs loaded, loaded now — the embedding model (a
+    dimension mismatch then fails start-up, not the first recall) and the
+    probes' vectors — by every process that serves recalls."""
+    get_provider()
+    probe_vectors()
 
 
 def floor_of(best: Sequence[float]) -> float:
@@ -142,11 +149,13 @@ def relevance_floor(*, tenant_id: uuid.UUID, kinds: Sequence[str], size: int) ->
     the tenant's transaction."""
     from memory.selectors import probe_similarities
 
-    key = (current_alias(), tenant_id, tuple(sorted(kinds)))
+    key = scope_key(tenant_id, kinds)
     known = _known(key, size)
     if known is not None:
         return known
     with _measuring_lock:
+        if len(_measuring) > ScopeCache.MAX:
+            _measuring.clear()
         lock = _measuring.setdefault(key, threading.Lock())
     with lock:
         known = _known(key, size)  # measured while this thread waited
@@ -155,20 +164,17 @@ def relevance_floor(*, tenant_id: uuid.UUID, kinds: Sequence[str], size: int) ->
         probes = probe_vectors()
         with transaction.atomic():  # a savepoint: a failure leaves the recall's transaction usable
             floor = floor_of(probe_similarities(tenant_id, kinds, probes, SAMPLE))
-        _floors[key] = (time.monotonic() + TTL_SECONDS, size, floor)
-    if len(_floors) > 50_000:  # many tenants: start over rather than grow
-        with _measuring_lock:
-            _floors.clear()
-            _measuring.clear()
+        _floors.put(key, (size, floor))
     return floor
 
 
-def _known(key: tuple[str, uuid.UUID, tuple[str, ...]], size: int) -> float | None:
-    """The remembered floor, unless it is old or the tenant's size moved."""
+def _known(key: Key, size: int) -> float | None:
+    """The remembered floor, unless the tenant's size has moved by a fifth."""
     known = _floors.get(key)
-    if known is None or known[0] <= time.monotonic():
+    if known is None:
         return None
-    return known[2] if abs(size - known[1]) <= max(known[1], 10) / 5 else None
+    measured_at, floor = known
+    return floor if abs(size - measured_at) <= max(measured_at, 10) / 5 else None
 
 
 def nothing_relevant(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,13 +44,13 @@ from memory import hnsw
 from memory.embeddings import Vector, embed_query_soon
 from memory.judge import Candidate
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
+from memory.scope_cache import ScopeCache, scope_key
 from memory.temporal import asks_about_the_past
 from provenance.selectors import (
     ProvenanceSummary,
     provenance_summaries,
     provenance_summaries_read,
 )
-from regions.routing import current_alias
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack et al.)
 TEXT_WEIGHT = 1.0  # the full-text leg's weight in the fusion (the vector leg's is 1)
@@ -85,10 +84,23 @@ def _vector_parameter(vector: Vector) -> HalfVector | str:
     return HalfVector(vector) if _halfvec_known() else _vector_literal(vector)
 
 
+def _vectors_cte(vectors: Sequence[Vector]) -> tuple[str, list[HalfVector | str]]:
+    """A ``q(v, i)`` CTE of ``vectors`` (i from 1, each parsed once, not once
+    per row it is compared with), and its parameter ``qs``: one ``halfvec[]``
+    bound in binary where the connection knows the type (32 vectors' text
+    was 4–5 % of a worker's time outside the model), else text."""
+    bound = "%(qs)b::halfvec[]" if _halfvec_known() else "%(qs)s::text[]"
+    cte = (
+        "q(v, i) AS MATERIALIZED ("  # noqa: S608 (bound is one of two constants)
+        f"SELECT v::halfvec, i FROM unnest({bound}) WITH ORDINALITY AS u(v, i))"
+    )
+    return cte, [_vector_parameter(v) for v in vectors]
+
+
 T = TypeVar("T")
 
 PLAN_TTL_SECONDS = 5.0
-_plans: dict[tuple[str, uuid.UUID, tuple[str, ...]], tuple[float, int, bool]] = {}
+_plans: ScopeCache[tuple[int, bool]] = ScopeCache(PLAN_TTL_SECONDS)
 
 
 def cached_search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
@@ -107,18 +119,13 @@ def cached_search_plan_with(
     """``cached_search_plan`` and another read: in one round trip when the
     plan is not remembered (a tenant not searched in the last few seconds:
     most tenants of a large installation)."""
-    key = (current_alias(), tenant_id, tuple(sorted(kinds)))
-    now = time.monotonic()
+    key = scope_key(tenant_id, kinds)
     known = _plans.get(key)
-    if known is not None and known[0] > now:
-        return (known[1], known[2]), read.fetch()
-    (size, indexed), other = fetch_together(
-        [search_plan_read(tenant_id=tenant_id, kinds=kinds), read]
-    )
-    if len(_plans) > 50_000:  # many tenants: start over rather than grow
-        _plans.clear()
-    _plans[key] = (now + PLAN_TTL_SECONDS, size, indexed)
-    return (size, indexed), other
+    if known is not None:
+        return known, read.fetch()
+    plan, other = fetch_together([search_plan_read(tenant_id=tenant_id, kinds=kinds), read])
+    _plans.put(key, plan)
+    return plan, other
 
 
 def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
@@ -217,7 +224,7 @@ def probe_similarities(
     """Each of ``vectors``' best cosine similarity among (up to ``sample`` of)
     the tenant's active lessons in ``kinds``, in one statement; nothing when
     it has none (``memory.relevance``'s floor)."""
-    queries = "%(qs)b::halfvec[]" if _halfvec_known() else "%(qs)s::text[]"
+    queries, qs = _vectors_cte(vectors)
     rows = run_bound(
         f"""
         WITH sample AS MATERIALIZED (
@@ -226,16 +233,11 @@ def probe_similarities(
               AND {NOT_EXPIRED} AND embedding IS NOT NULL
             ORDER BY id  -- random UUIDs: a sample across the tenant's history
             LIMIT %(sample)s
-        ), q(v, i) AS MATERIALIZED (
-            SELECT v::halfvec, i FROM unnest({queries}) WITH ORDINALITY AS u(v, i)
-        )
+        ), {queries}
         SELECT q.i, 1 - min(s.embedding <=> q.v) FROM q CROSS JOIN sample AS s GROUP BY q.i
-        """,  # noqa: S608 (queries is one of two constants)
-        {
-            "qs": [_vector_parameter(v) for v in vectors],
-            "tenant": tenant_id, "kinds": list(kinds), "sample": sample,
-        },
-    )  # fmt: skip
+        """,  # noqa: S608 (constants)
+        {"qs": qs, "tenant": tenant_id, "kinds": list(kinds), "sample": sample},
+    )
     return [float(similarity) for _, similarity in rows]
 
 
@@ -328,17 +330,10 @@ def _exact_neighbours_many(
     """Exact nearest active lessons of one kind for each of ``vectors``, in
     one statement (one round trip for a whole learn batch)."""
     found: list[list[tuple[uuid.UUID, float]]] = [[] for _ in vectors]
-    binary = _halfvec_known()
-    # The batch's vectors as one halfvec[] bound in binary (nothing for the
-    # server to parse; 32 vectors' text was 4–5 % of a worker's time outside
-    # the model), or as text where the connection does not know the type.
-    queries = "%(qs)b::halfvec[]" if binary else "%(qs)s::text[]"
+    queries, qs = _vectors_cte(vectors)
     rows = run_bound(
         f"""
-        WITH q(v, i) AS MATERIALIZED (
-            -- parsed once each here, not once per row compared below
-            SELECT v::halfvec, i FROM unnest({queries}) WITH ORDINALITY AS u(v, i)
-        )
+        WITH {queries}
         SELECT q.i, near.id, near.distance
         FROM q CROSS JOIN LATERAL (
             -- exact, each distance computed once (see _exact_neighbours)
@@ -353,12 +348,9 @@ def _exact_neighbours_many(
             LIMIT %(limit)s
         ) AS near
         ORDER BY q.i, near.distance
-        """,  # noqa: S608 (queries is one of two constants)
-        {
-            "qs": [_vector_parameter(v) for v in vectors],
-            "tenant": tenant_id, "kind": kind, "limit": limit,
-        },
-    )  # fmt: skip
+        """,  # noqa: S608 (a constant)
+        {"qs": qs, "tenant": tenant_id, "kind": kind, "limit": limit},
+    )
     for index, lesson_id, distance in rows:
         found[index - 1].append((lesson_id, float(distance)))
     return found

@@ -17,7 +17,7 @@ from pgvector import HalfVector
 
 from accounts.tenancy import tenant_context
 from config.db import prepared
-from memory import hnsw, selectors
+from memory import hnsw, scope_cache, selectors
 from memory.embeddings import embed, lesson_text
 from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
 from memory.selectors import (
@@ -294,8 +294,8 @@ def test_recall_remembers_the_search_plan_for_a_few_seconds_and_stays_right(sett
     # the same answer; the uncached read sees the index.
     assert remembered() == (BIG, False) and _plan(big) == (BIG, True)
     assert _recall(big, QUERY, k=5) == before
-    later = selectors.time.monotonic() + selectors.PLAN_TTL_SECONDS + 1
-    monkeypatch.setattr(selectors.time, "monotonic", lambda: later)
+    later = scope_cache.time.monotonic() + selectors.PLAN_TTL_SECONDS + 1
+    monkeypatch.setattr(scope_cache.time, "monotonic", lambda: later)
     assert remembered() == (BIG, True)
     assert len(_recall(big, QUERY, k=5)) == 5
     # The learn path never takes the remembered plan: an empty tenant's read

@@ -18,8 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from accounts.services import api_key_authenticate
         from config.embedded import ensure_services
-        from memory.embeddings import get_provider
-        from memory.relevance import probe_vectors
+        from memory.relevance import load_for_recall
         from regions.directory import TenantMoving, region_of_key
         from regions.routing import in_region
         from tribal_mcp import server
@@ -37,7 +36,6 @@ class Command(BaseCommand):
         with in_region(region), transaction.atomic():
             if api_key_authenticate(key) is None:
                 raise CommandError("TRIBUTARY_API_KEY is not a valid, unrevoked key")
-        get_provider()  # load the model now, not on the first recall
-        probe_vectors()  # and the relevance probes (memory.relevance)
+        load_for_recall()  # now, not on the first recall
         server.stdio_key = key
         server.mcp.run("stdio")
