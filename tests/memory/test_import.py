@@ -253,9 +253,10 @@ def test_a_vector_past_half_precision_and_a_leading_blank_line(tmp_path):
 
 @pytest.mark.parametrize("processes", ["0", "1"])
 def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_path, processes):
-    """Batch n + 1 is read (and screened, in a process of its own with
-    ``--screen-processes 1``) before batch n is written: a record of both is
-    imported once, and an attack in a later batch is still quarantined."""
+    """Batch n + 1 is read (and screened and embedded, in a process of its
+    own with ``--screen-processes 1``) before batch n is written: a record of
+    both is imported once, an attack in a later batch is still quarantined
+    (and never embedded), and the vectors are the model's, wherever it ran."""
     dana = make_caller(f"ahead-{processes}", "dana")
     path = write_lines(tmp_path / "ahead.jsonl", [
         {"id": "1", "content": EXPORT}, {"id": "2", "content": DEPLOYS},
@@ -267,11 +268,17 @@ def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_p
         "--screen-processes", processes,
     )  # fmt: skip
     assert "read 5, imported 4 (3 inserted, 1 quarantined), already imported 1" in out
+    assert "embedded 3 here" in out
     with tenant_context(dana.agent.tenant_id):
         assert sorted(Lesson.objects.values_list("status", flat=True)) == [
             "active", "active", "active", "quarantined",
         ]  # fmt: skip
         assert LearnRequest.objects.filter(idempotency_key="import:tributary:2").count() == 1
+        stored = dict(Lesson.objects.values_list("content", "embedding"))
+    assert stored[ATTACK] is None
+    texts = [EXPORT, DEPLOYS, VACUUM]
+    for text, vector in zip(texts, embed(texts), strict=True):
+        assert max(abs(a - b) for a, b in zip(stored[text], vector, strict=True)) < 1e-3
 
 
 def test_statistics_are_refreshed_each_time_an_import_doubles_what_it_wrote():
@@ -294,3 +301,21 @@ def test_statistics_are_refreshed_each_time_an_import_doubles_what_it_wrote():
     ]  # fmt: skip
     assert (refresh.written, refresh.next_at) == (2500, 3000)
     assert analyzed() == before + 2
+
+
+def test_the_helper_screens_first_and_embeds_only_what_the_rules_let_through():
+    from memory.ahead import screen_and_embed_ahead
+    from memory.embeddings import default_model_path, lesson_text
+
+    texts = [(EXPORT, "scheduling"), (ATTACK, ""), (DEPLOYS, "")]
+    spec = (default_model_path(), "onnx", 1)
+    ahead = screen_and_embed_ahead(texts, [True, True, False], spec)
+    assert [s.blocked for s in ahead.screenings] == [False, True, False]
+    # The attack is never embedded; the record that brought a vector is not
+    # embedded again.
+    assert ahead.vectors[1] is None and ahead.vectors[2] is None
+    [expected] = embed([lesson_text(EXPORT, "scheduling")])
+    assert ahead.vectors[0] is not None
+    assert max(abs(a - b) for a, b in zip(ahead.vectors[0], expected, strict=True)) < 1e-5
+    # Without a model it only screens.
+    assert screen_and_embed_ahead(texts, [True, True, False], None).vectors == [None] * 3

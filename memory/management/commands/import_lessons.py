@@ -15,13 +15,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError
 from tqdm import tqdm
 
 from accounts.models import Tenant
 from accounts.tenancy import cross_tenant
-from memory.guard import Screening, screen_many
+from memory.ahead import Ahead, ModelSpec, screen_and_embed_ahead
+from memory.embeddings import default_model_path
 from memory.importing import FORMATS, ImportRecord, Rejected, read_records
 from memory.services.learn.imports import (
     ImportBatch,
@@ -60,8 +62,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument(
             "--screen-processes", type=int, default=1 if (os.cpu_count() or 1) > 1 else 0,
-            help="processes that screen the next batch while one is written "
-            "(0: screen in this process; default 1 where there is a second core)",
+            help="processes that screen the next batch, and embed its records that came "
+            "without a vector, while one is written (0: all in this process; default 1 where "
+            "there is a second core)",
         )  # fmt: skip
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -105,8 +108,8 @@ class Command(BaseCommand):
             total=_lines(path), unit="rec", file=sys.stderr, disable=options["no_progress"],
             desc="import",
         )  # fmt: skip
-        # One batch is screened (in a process of its own, where there is a
-        # second core) while the batch before it is written.
+        # One batch is screened and embedded (in a process of its own, where
+        # there is a second core) while the batch before it is written.
         statistics = StatisticsRefresh()
         with bar, _screener(options["screen_processes"]) as screener:
             waiting: tuple[ImportBatch, int] | None = None
@@ -149,16 +152,22 @@ class Command(BaseCommand):
 
 @contextmanager
 def _screener(processes: int) -> Iterator[Screener | None]:
-    """Screening handed to worker processes (spawned: nothing of this
-    process's connections or threads goes with them), or None: in this
-    process, as each batch is written."""
+    """Screening, and the embedding of records that came without a vector,
+    handed to worker processes (spawned: nothing of this process's
+    connections or threads goes with them; ``memory.ahead``), or None: in
+    this process, as each batch is written."""
     if processes < 1:
         yield None
         return
+    model: ModelSpec = (
+        default_model_path(),
+        settings.TRIBUTARY_EMBEDDING_RUNTIME,
+        settings.TRIBUTARY_EMBEDDING_THREADS,
+    )
     with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
 
-        def screen_soon(texts: list[tuple[str, str]]) -> Future[list[Screening]]:
-            return pool.submit(screen_many, texts)
+        def screen_soon(texts: list[tuple[str, str]], unembedded: list[bool]) -> Future[Ahead]:
+            return pool.submit(screen_and_embed_ahead, texts, unembedded, model)
 
         yield screen_soon
 

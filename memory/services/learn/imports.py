@@ -32,8 +32,8 @@ from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
 from config.db.bulk import rows_insert
 from config.telemetry import span
-from memory.embeddings import EmbeddingProvider
-from memory.guard import Screening
+from memory.ahead import Ahead
+from memory.embeddings import EmbeddingProvider, Vector
 from memory.importing import ImportRecord
 from memory.judge import Judge
 from memory.models import LearnRequest, Lesson
@@ -64,7 +64,8 @@ class ImportCounts:
         self.outcomes.update(other.outcomes)
 
 
-Screener = Callable[[list[tuple[str, str]]], "Future[list[Screening]]"]
+# (content, situation) of each record, and whether it needs embedding.
+Screener = Callable[[list[tuple[str, str]], list[bool]], "Future[Ahead]"]
 
 
 @dataclass
@@ -77,7 +78,7 @@ class ImportBatch:
     agents: dict[str, Agent]
     default_author: str
     counts: ImportCounts
-    screened: Future[list[Screening]] | None = None
+    screened: Future[Ahead] | None = None
 
     @property
     def marks(self) -> set[tuple[uuid.UUID, str]]:
@@ -118,7 +119,9 @@ def import_batch_read(
         fresh.append(record)
     batch = ImportBatch(tenant_id, fresh, agents, default_author, counts)
     if fresh and screener is not None:
-        batch.screened = screener([(r.content, r.situation) for r in fresh])
+        batch.screened = screener(
+            [(r.content, r.situation) for r in fresh], [r.vector is None for r in fresh]
+        )
     return batch
 
 
@@ -145,13 +148,17 @@ def import_batch_write(
     if not trusted and judge is None:
         with tenant_context(tenant_id):
             judge = tenant_judge(tenant_id)
+    ahead = batch.screened.result() if batch.screened is not None else None
+    given: list[Vector | None] = [r.vector for r in fresh]
+    if ahead is not None:
+        given = [v if v is not None else a for v, a in zip(given, ahead.vectors, strict=True)]
     screenings, vectors = screen_and_embed(
-        [(r.content, r.situation) for r in fresh], [r.vector for r in fresh], provider,
-        screened=batch.screened.result() if batch.screened is not None else None,
+        [(r.content, r.situation) for r in fresh], given, provider,
+        screened=ahead.screenings if ahead is not None else None,
     )  # fmt: skip
     counts.embedded = sum(
         1 for r, v in zip(fresh, vectors, strict=True) if r.vector is None and v is not None
-    )
+    )  # here or ahead
     with tenant_flight(tenant_id), span("learn.import", size=len(fresh)):
         requests = _requests_write(tenant_id, fresh, agents, default_author, source)
         items = [
