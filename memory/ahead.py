@@ -9,7 +9,7 @@ goes with it) and imports this module, which needs neither Django nor the
 model: a batch that brings its own vectors is only screened. The first
 batch that needs embedding sets Django up and loads the model as ``spec``
 says — the model directory, runtime and threads the command's own
-provider is configured with.
+provider is configured with (~250 MB more while the import runs).
 """
 
 from __future__ import annotations
@@ -54,9 +54,12 @@ def screen_and_embed_ahead(
     vectors: list[list[float] | None] = [None] * len(texts)
     if not wanted or spec is None:
         return Ahead(screenings, vectors)
-    import django
+    from django.apps import apps
 
-    django.setup()
+    if not apps.ready:  # the first batch to embed, in the helper
+        import django
+
+        django.setup()
     from memory.embeddings import embed, lesson_text, load_provider
 
     if _provider is None:
