@@ -11,8 +11,11 @@ Django's own backend, with two differences:
   on their own: ``defer_local_settings`` keeps them, and whatever runs next
   on this connection sends them first — a Django cursor as it is created, a
   prepared read (``config.db.prepared``) in the same pipeline as itself,
-  together with the transaction's ``BEGIN``. One round trip instead of
-  three for a tenant transaction's first read. Settings still pending when
+  together with the transaction's ``BEGIN`` (``DatabaseWrapper.pipeline``:
+  psycopg on its own sends that ``BEGIN`` with a sync of its own and waits
+  for it). One round trip instead of three for a tenant transaction's first
+  prepared read; two for a first ORM read (the ``BEGIN`` and the settings,
+  then the query). Settings still pending when
   the transaction (or a savepoint made before them) is rolled back or ends
   are dropped: ``SET LOCAL`` would have died with it. A connection closed
   inside a transaction takes no more.
@@ -20,6 +23,8 @@ Django's own backend, with two differences:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from django.db.backends.postgresql import base
@@ -71,6 +76,31 @@ class DatabaseWrapper(base.DatabaseWrapper):
             and raw.info.transaction_status == pq.TransactionStatus.IDLE
         )
 
+    @contextmanager
+    def pipeline(self) -> Iterator[None]:
+        """A pipeline on the raw connection that also carries the
+        transaction's ``BEGIN`` when the transaction has not sent it yet.
+        Left to itself psycopg sends that ``BEGIN`` with a sync of its own
+        and waits for the answer before the rest (``_start_query`` in
+        pipeline mode): a round trip more for every transaction whose first
+        statement is pipelined. Here the ``BEGIN`` psycopg would have sent
+        (its isolation level and access mode included) is queued first, and
+        psycopg is told the transaction is taken care of."""
+        raw = self.connection
+        begin = getattr(raw, "_get_tx_start_command", None)
+        if not self.beginning() or begin is None or not hasattr(raw, "_autocommit"):
+            with raw.pipeline():
+                yield
+            return
+        statement = begin()
+        raw._autocommit = True  # psycopg: send no BEGIN of your own
+        try:
+            with raw.pipeline():
+                raw.execute(statement)
+                yield
+        finally:
+            raw._autocommit = False
+
     def _configure_connection(self, connection: Any) -> bool:
         commit = bool(super()._configure_connection(connection))  # type: ignore[misc]
         # pgvector's halfvec as a binary parameter: the query vector is sent
@@ -86,7 +116,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         statement = self.take_local_settings()
         if statement is not None:
             # With the transaction's BEGIN when it is the first statement.
-            with self.wrap_database_errors, self.connection.pipeline():
+            with self.wrap_database_errors, self.pipeline():
                 self.connection.execute(*statement)
         return super().create_cursor(name)
 

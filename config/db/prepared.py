@@ -87,7 +87,7 @@ def _fetch_all(
             if len(statements) == 1 and settings_first is None and not ours(connection).beginning():
                 cursors[0].execute(*statements[0], prepare=prepare)
             else:
-                with raw.pipeline():
+                with ours(connection).pipeline():
                     if settings_first is not None:
                         raw.execute(*settings_first)
                     for cursor, (sql, params) in zip(cursors, statements, strict=True):

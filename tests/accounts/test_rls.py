@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -278,20 +280,71 @@ def test_a_nested_scope_whose_body_caught_a_database_error_still_unwinds():
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
 
 
-def test_a_tenant_transactions_first_prepared_read_sends_begin_and_settings_with_it():
-    """BEGIN, the tenant's settings and the read go in one pipeline: the
-    transaction has not begun on the server before the read is sent."""
+@contextmanager
+def _round_trips(tmp_path: Any) -> Iterator[list[str]]:
+    """What the connection sends that waits for the server's answer (each
+    ``Sync`` of the extended protocol, each simple ``Query``), from libpq's
+    own trace of the protocol."""
+    connection.ensure_connection()
+    pgconn = connection.connection.pgconn
+    path = tmp_path / "trace"
+    sent: list[str] = []
+    with path.open("w") as trace:
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            yield sent
+        finally:
+            pgconn.untrace()
+    for line in path.read_text().splitlines():
+        direction, _, message, *rest = line.split("\t")
+        if direction == "F" and message in ("Sync", "Query"):
+            sent.append(message if message == "Sync" else rest[0].strip())
+
+
+def test_a_tenant_transactions_first_prepared_read_sends_begin_and_settings_with_it(tmp_path):
+    """BEGIN, the tenant's settings and the read go in one pipeline, one
+    round trip: psycopg left to itself sends its BEGIN with a sync of its
+    own and waits for it (config.db.base.DatabaseWrapper.pipeline)."""
     from config.db.prepared import fetch_prepared
 
     a = make_caller("tenant-a", "alice")
     statuses = []
-    with tenant_context(a.agent.tenant_id):
-        connection.ensure_connection()
+    with _round_trips(tmp_path) as sent, tenant_context(a.agent.tenant_id):
         statuses.append(connection.connection.info.transaction_status)
         rows = fetch_prepared("SELECT name FROM accounts_agent", {})
         statuses.append(connection.connection.info.transaction_status)
     assert rows == [("alice",)]
     assert statuses == [psycopg.pq.TransactionStatus.IDLE, psycopg.pq.TransactionStatus.INTRANS]
+    assert sent == ["Sync", '"COMMIT"']
+
+
+def test_a_tenant_transactions_first_orm_read_sends_begin_and_settings_in_one_round_trip(
+    tmp_path,
+):
+    a = make_caller("tenant-a", "alice")
+    with _round_trips(tmp_path) as sent, tenant_context(a.agent.tenant_id):
+        names = list(Agent.objects.values_list("name", flat=True))
+    assert names == ["alice"]
+    # BEGIN with the settings, the query, COMMIT.
+    assert len(sent) == 3 and sent[0] == "Sync" and sent[-1] == '"COMMIT"'
+
+
+def test_a_serializable_transaction_begins_as_psycopg_would_have_begun_it(tmp_path):
+    """The BEGIN queued in the pipeline is psycopg's own: the connection's
+    isolation level is kept."""
+    from config.db.prepared import fetch_prepared
+
+    a = make_caller("tenant-a", "alice")
+    connection.ensure_connection()
+    raw = connection.connection
+    raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    try:
+        with tenant_context(a.agent.tenant_id):
+            [(level,)] = fetch_prepared("SELECT current_setting('transaction_isolation')", {})
+    finally:
+        raw.isolation_level = None
+    assert level == "repeatable read"
 
 
 def test_activate_tenant_outside_a_transaction_is_refused():
