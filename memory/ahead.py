@@ -9,7 +9,8 @@ goes with it) and imports this module, which needs neither Django nor the
 model: a batch that brings its own vectors is only screened. The first
 batch that needs embedding sets Django up and loads the model as ``spec``
 says — the model directory, runtime and threads the command's own
-provider is configured with (~250 MB more while the import runs).
+provider is configured with (~250 MB more per helper process while the
+import runs).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Ahead:
     vectors: list[list[float] | None]
 
 
-_provider: EmbeddingProvider | None = None
+_providers: dict[ModelSpec, EmbeddingProvider] = {}
 
 
 def screen_and_embed_ahead(
@@ -45,7 +46,6 @@ def screen_and_embed_ahead(
     """``texts``: each record's (content, situation); ``unembedded``: which
     came without a vector; ``spec``: the model to embed them with (None:
     screen only)."""
-    global _provider
     screenings = screen_many(texts)
     wanted = [
         i for i, (s, needed) in enumerate(zip(screenings, unembedded, strict=True))
@@ -62,9 +62,9 @@ def screen_and_embed_ahead(
         django.setup()
     from memory.embeddings import embed, lesson_text, load_provider
 
-    if _provider is None:
-        _provider = load_provider(*spec)
-    made = embed([lesson_text(*texts[i]) for i in wanted], _provider)
+    if spec not in _providers:
+        _providers[spec] = load_provider(*spec)
+    made = embed([lesson_text(*texts[i]) for i in wanted], _providers[spec])
     for i, vector in zip(wanted, made, strict=True):
         vectors[i] = vector
     return Ahead(screenings, vectors)

@@ -84,7 +84,8 @@ def _fetch_all(
     with connection.wrap_database_errors:
         cursors = [psycopg.Cursor(raw) for _ in statements]
         try:
-            if len(statements) == 1 and settings_first is None and not ours(connection).beginning():
+            alone = len(statements) == 1 and getattr(raw, "_pipeline", None) is None
+            if alone and settings_first is None and not ours(connection).beginning():
                 cursors[0].execute(*statements[0], prepare=prepare)
             else:
                 with ours(connection).pipeline():

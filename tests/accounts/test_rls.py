@@ -330,7 +330,7 @@ def test_a_tenant_transactions_first_orm_read_sends_begin_and_settings_in_one_ro
     assert len(sent) == 3 and sent[0] == "Sync" and sent[-1] == '"COMMIT"'
 
 
-def test_a_serializable_transaction_begins_as_psycopg_would_have_begun_it(tmp_path):
+def test_a_repeatable_read_transaction_begins_as_psycopg_would_have_begun_it():
     """The BEGIN queued in the pipeline is psycopg's own: the connection's
     isolation level is kept."""
     from config.db.prepared import fetch_prepared

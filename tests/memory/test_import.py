@@ -252,7 +252,9 @@ def test_a_vector_past_half_precision_and_a_leading_blank_line(tmp_path):
 
 
 @pytest.mark.parametrize("processes", ["0", "1"])
-def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_path, processes):
+def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(
+    tmp_path, processes, monkeypatch
+):
     """Batch n + 1 is read (and screened and embedded, in a process of its
     own with ``--screen-processes 1``) before batch n is written: a record of
     both is imported once, an attack in a later batch is still quarantined
@@ -263,6 +265,14 @@ def test_batches_screened_ahead_skip_a_record_repeated_in_the_batch_before(tmp_p
         {"id": "2", "content": DEPLOYS}, {"id": "3", "content": VACUUM},
         {"id": "4", "content": ATTACK},
     ])  # fmt: skip
+    if processes == "1":
+        # The helper embeds: the command's own process must not.
+        from memory.services.learn import worker
+
+        def refused(texts: list[str], provider: Any = None) -> list[list[float]]:
+            raise AssertionError(f"embedded in the command's process: {texts}")
+
+        monkeypatch.setattr(worker, "embed", refused)
     out = run_import(
         str(path), "--tenant", f"ahead-{processes}", "--trust", "--batch", "2",
         "--screen-processes", processes,
@@ -303,12 +313,13 @@ def test_statistics_are_refreshed_each_time_an_import_doubles_what_it_wrote():
     assert analyzed() == before + 2
 
 
-def test_the_helper_screens_first_and_embeds_only_what_the_rules_let_through():
+def test_the_helper_screens_first_and_embeds_only_what_the_rules_let_through(monkeypatch):
     from memory.ahead import screen_and_embed_ahead
     from memory.embeddings import default_model_path, lesson_text
 
     texts = [(EXPORT, "scheduling"), (ATTACK, ""), (DEPLOYS, "")]
     spec = (default_model_path(), "onnx", 1)
+    monkeypatch.setattr("memory.ahead._providers", {})  # a model of its own, dropped after
     ahead = screen_and_embed_ahead(texts, [True, True, False], spec)
     assert [s.blocked for s in ahead.screenings] == [False, True, False]
     # The attack is never embedded; the record that brought a vector is not
