@@ -174,6 +174,44 @@ def copy_into_tributary(data_dir: Path, corpus: Corpus) -> float:
     return time.perf_counter() - started
 
 
+def import_into_tributary(data_dir: Path, corpus: Corpus) -> float:
+    """Load every lesson through ``manage.py import_lessons --trust`` (the
+    vectors supplied), as an operator would: each lesson with its belief,
+    its root observation in the file and their edges, its learn request,
+    its event and corroboration audit — the rows a learned lesson has, which
+    a COPY leaves out. Each tenant's lesson ids are then read back by
+    content (unique in a tenant), so the truth (``exact_top``) names the
+    imported lessons. Returns the seconds it took."""
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from accounts.tenancy import tenant_context
+    from memory.models import Lesson
+
+    files = data_dir / "corpus"
+    files.mkdir(exist_ok=True)
+    started = time.perf_counter()
+    for t in corpus.tenants:
+        path = files / f"{t.slug}.jsonl"
+        with path.open("w") as out:
+            for row, (content, vector) in enumerate(zip(t.contents, t.vectors, strict=True)):
+                record = {"id": str(row), "content": content, "author": "bench",
+                          "vector": [round(float(v), 5) for v in vector]}  # fmt: skip
+                out.write(json.dumps(record) + "\n")
+        # A tenant of one batch has nothing to screen ahead: no helper process.
+        helpers = "1" if len(t.contents) > 500 else "0"
+        call_command(
+            "import_lessons", str(path), "--tenant", t.slug, "--trust", "--no-progress",
+            "--screen-processes", helpers, stdout=StringIO(),
+        )  # fmt: skip
+        with tenant_context(t.id):
+            ids = dict(Lesson.objects.filter(tenant_id=t.id).values_list("content", "id"))
+        t.ids = [ids[content] for content in t.contents]
+    return time.perf_counter() - started
+
+
 def exact_top(tenant: Tenant, vector: list[float], k: int = 10) -> list[uuid.UUID]:
     """The truth: cosine top-k over the tenant's float32 vectors, in numpy."""
     scores = tenant.vectors @ np.asarray(vector, dtype=np.float32)

@@ -4,13 +4,15 @@ query.
 
     make bench-deps   # LangGraph's PostgresStore (langgraph-checkpoint-postgres)
     .venv/bin/python bench/peers_bench.py [--lessons 100000] [--tenants 100] \
-        [--small 20] [--base 3000] [--queries 100] [--keep]
+        [--small 20] [--base 3000] [--queries 100] [--load import|copy] [--keep]
 
 In a private temporary stack (one PostgreSQL server for everyone):
 
 - **Tributary**: ``--tenants`` tenants of Zipf-like sizes sharing
   ``--lessons`` lessons, plus ``--small`` tenants of 10–99 (the corpus of
-  ``bench/_corpus.py``), COPYed into its tables; the beat task's sync builds
+  ``bench/_corpus.py``), loaded through ``manage.py import_lessons --trust``
+  with their vectors (``--load copy``: COPYed into the lesson table alone,
+  for a million); the beat task's sync builds
   the HNSW index of each tenant past ``TRIBUTARY_EXACT_SEARCH_MAX``.
   *search* is ``nearest_lessons`` (tenant context and search plan
   included), *hybrid* the whole ``lesson_recall`` with its query embedding
@@ -47,7 +49,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from _corpus import Corpus, Tenant, build_corpus, copy_into_tributary, exact_top, tenant_sizes
+from _corpus import (
+    Corpus,
+    Tenant,
+    build_corpus,
+    copy_into_tributary,
+    exact_top,
+    import_into_tributary,
+    tenant_sizes,
+)
 from _corpus import vector_text as literal
 from _stack import machine, percentile, run_in_stack, web_process
 
@@ -68,6 +78,11 @@ def main() -> None:
         "--index-from", type=int, default=500,
         help="build a tenant HNSW index from this size (to time both paths per query)",
     )  # fmt: skip
+    parser.add_argument(
+        "--load", choices=("import", "copy"), default="import",
+        help="load Tributary through manage.py import_lessons --trust (every lesson with its "
+        "provenance, as an operator would), or COPY the lessons alone (faster; a million)",
+    )  # fmt: skip
     parser.add_argument("--no-langgraph", action="store_true", help="leave LangGraph's store out")
     parser.add_argument("--no-end-to-end", action="store_true", help="no API round")
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
@@ -83,8 +98,13 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     sizes.update({f"s{i:03d}": rng.randint(10, 99) for i in range(args.small)})
     corpus = build_corpus(sizes, args.base)
     total = sum(sizes.values())
-    print(f"tributary: {total} lessons in {len(sizes)} tenants COPYed in "
-          f"{copy_into_tributary(data_dir, corpus):.0f} s")  # fmt: skip
+    if args.load == "import":
+        elapsed = import_into_tributary(data_dir, corpus)
+        print(f"tributary: {total} lessons in {len(sizes)} tenants imported (import_lessons "
+              f"--trust) in {elapsed:.0f} s, {total / elapsed:.0f} lessons/s")  # fmt: skip
+    else:
+        print(f"tributary: {total} lessons in {len(sizes)} tenants COPYed in "
+              f"{copy_into_tributary(data_dir, corpus):.0f} s")  # fmt: skip
     # Every tenant from --index-from lessons gets its own index, so both of
     # Tributary's paths can be timed on the same query; "tributary search"
     # still chooses by TRIBUTARY_EXACT_SEARCH_MAX, as the service does.
