@@ -160,11 +160,16 @@ def decision_out(d: Decision) -> dict[str, Any]:
     return decisions_out([d])[0]
 
 
+# The walk's beliefs' edges, looked up per belief (OFFSET 0 keeps the
+# lateral a loop: as a semi-join the planner scanned the whole edge table).
 _LINEAGE_SQL = f"""
 WITH RECURSIVE {LINEAGE_WALK}
-SELECT e.belief_id, e.kind, e.to_observation_id, e.to_belief_id, e.to_lesson_id
-FROM provenance_edge e
-WHERE e.belief_id IN (SELECT belief_id FROM g)
+SELECT x.* FROM (SELECT DISTINCT belief_id FROM g) AS walked CROSS JOIN LATERAL (
+    SELECT e.belief_id, e.kind, e.to_observation_id, e.to_belief_id, e.to_lesson_id
+    FROM provenance_edge e
+    WHERE e.belief_id = walked.belief_id
+    OFFSET 0
+) x
 LIMIT %(limit)s
 """  # noqa: S608 (a constant)
 

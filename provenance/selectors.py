@@ -251,12 +251,18 @@ g(lesson_id, belief_id) AS (
     ) x
 )
 """
-# Where each walk ends: the observations.
+# Where each walk ends: the observations, looked up per belief (OFFSET 0
+# keeps the lateral a loop; as a join, the walk's row estimate had the
+# planner scan the whole edge table: see _SUMMARY_SQL's reach).
 _EVIDENCE_SQL = f"""
 WITH RECURSIVE {LINEAGE_WALK}
-SELECT DISTINCT g.lesson_id, e.to_observation_id
-FROM g JOIN provenance_edge e ON e.belief_id = g.belief_id
-WHERE e.kind = 'derived_from' AND e.to_observation_id IS NOT NULL
+SELECT DISTINCT g.lesson_id, x.to_observation_id
+FROM g CROSS JOIN LATERAL (
+    SELECT e.to_observation_id FROM provenance_edge e
+    WHERE e.belief_id = g.belief_id AND e.kind = 'derived_from'
+      AND e.to_observation_id IS NOT NULL
+    OFFSET 0
+) x
 """  # noqa: S608 (a constant)
 
 
