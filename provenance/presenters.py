@@ -170,6 +170,8 @@ SELECT x.* FROM (SELECT DISTINCT belief_id FROM g) AS walked CROSS JOIN LATERAL 
     WHERE e.belief_id = walked.belief_id
     OFFSET 0
 ) x
+-- Past the cap, the lesson's own supports and contradictions are kept first.
+ORDER BY coalesce(x.to_lesson_id = ANY(%(ids)s), false) DESC
 LIMIT %(limit)s
 """  # noqa: S608 (a constant)
 
