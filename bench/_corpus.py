@@ -51,7 +51,25 @@ def add_skewed_corpus_arguments(parser: argparse.ArgumentParser, *, queries_help
     parser.add_argument("--big", type=int, default=50_000)
     parser.add_argument("--base", type=int, default=6000)
     parser.add_argument("--queries", type=int, default=200, help=queries_help)
+    add_load_argument(parser)
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
+
+
+def add_load_argument(parser: argparse.ArgumentParser) -> None:
+    """``--load import|copy``, read by ``load_into_tributary``."""
+    parser.add_argument(
+        "--load", choices=("import", "copy"), default="import",
+        help="load Tributary through manage.py import_lessons --trust (every lesson with its "
+        "provenance, as an operator would), or COPY the lessons alone (faster; a million)",
+    )  # fmt: skip
+
+
+def load_into_tributary(data_dir: Path, corpus: Corpus, how: str) -> float:
+    """The corpus into the service's tables as ``--load`` says; the seconds
+    it took."""
+    if how == "import":
+        return import_into_tributary(data_dir, corpus)
+    return copy_into_tributary(data_dir, corpus)
 
 
 def skewed_sizes(args: argparse.Namespace) -> list[int]:

@@ -52,10 +52,10 @@ from typing import Any
 from _corpus import (
     Corpus,
     Tenant,
+    add_load_argument,
     build_corpus,
-    copy_into_tributary,
     exact_top,
-    import_into_tributary,
+    load_into_tributary,
     tenant_sizes,
 )
 from _corpus import vector_text as literal
@@ -78,11 +78,7 @@ def main() -> None:
         "--index-from", type=int, default=500,
         help="build a tenant HNSW index from this size (to time both paths per query)",
     )  # fmt: skip
-    parser.add_argument(
-        "--load", choices=("import", "copy"), default="import",
-        help="load Tributary through manage.py import_lessons --trust (every lesson with its "
-        "provenance, as an operator would), or COPY the lessons alone (faster; a million)",
-    )  # fmt: skip
+    add_load_argument(parser)
     parser.add_argument("--no-langgraph", action="store_true", help="leave LangGraph's store out")
     parser.add_argument("--no-end-to-end", action="store_true", help="no API round")
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
@@ -98,13 +94,10 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     sizes.update({f"s{i:03d}": rng.randint(10, 99) for i in range(args.small)})
     corpus = build_corpus(sizes, args.base)
     total = sum(sizes.values())
-    if args.load == "import":
-        elapsed = import_into_tributary(data_dir, corpus)
-        print(f"tributary: {total} lessons in {len(sizes)} tenants imported (import_lessons "
-              f"--trust) in {elapsed:.0f} s, {total / elapsed:.0f} lessons/s")  # fmt: skip
-    else:
-        print(f"tributary: {total} lessons in {len(sizes)} tenants COPYed in "
-              f"{copy_into_tributary(data_dir, corpus):.0f} s")  # fmt: skip
+    elapsed = load_into_tributary(data_dir, corpus, args.load)
+    how = "imported (import_lessons --trust)" if args.load == "import" else "COPYed"
+    print(f"tributary: {total} lessons in {len(sizes)} tenants {how} in {elapsed:.0f} s, "
+          f"{total / elapsed:.0f} lessons/s")  # fmt: skip
     # Every tenant from --index-from lessons gets its own index, so both of
     # Tributary's paths can be timed on the same query; "tributary search"
     # still chooses by TRIBUTARY_EXACT_SEARCH_MAX, as the service does.

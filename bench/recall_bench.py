@@ -1,11 +1,12 @@
 """Recall benchmark: latency and recall@10 at scale, within tenants.
 
     .venv/bin/python bench/recall_bench.py [--lessons 100000] [--tenants 100] \
-        [--big 50000] [--base 6000] [--queries 200] [--keep]
+        [--big 50000] [--base 6000] [--queries 200] [--load import|copy] [--keep]
 
 Builds, in a private temporary stack: ``--tenants`` tenants sharing
 ``--lessons`` lessons with skewed (Zipf-like) sizes, plus one tenant of
-``--big`` lessons; the service's sync gives each tenant past
+``--big`` lessons, loaded through ``import_lessons --trust`` (``--load
+copy``: the lessons alone, without their provenance); the service's sync gives each tenant past
 ``TRIBUTARY_EXACT_SEARCH_MAX`` its own HNSW index. Vectors: ``--base``
 templated sentences embedded by the real model (all-MiniLM-L6-v2), each lesson a
 noisy mix of two of them (so lessons cluster like real paraphrases; embedding
@@ -28,7 +29,7 @@ import random
 import time
 from pathlib import Path
 
-from _corpus import add_skewed_corpus_arguments, build_corpus, copy_into_tributary, skewed_sizes
+from _corpus import add_skewed_corpus_arguments, build_corpus, load_into_tributary, skewed_sizes
 from _stack import machine, percentile, run_in_stack, web_process
 
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     )
     texts, base = corpus.texts, corpus.base
     tenants = [(t.id, t.agent_id, t.size) for t in corpus.tenants]
-    loaded = copy_into_tributary(data_dir, corpus)
+    loaded = load_into_tributary(data_dir, corpus, args.load)
     # The large tenants' own HNSW indexes, as the beat task builds them.
     use_hnsw, why = hnsw.hnsw_wanted()
     started = time.perf_counter()

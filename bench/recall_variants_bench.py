@@ -2,10 +2,12 @@
 the cost of the whole hybrid recall, by tenant size (issue 21).
 
     .venv/bin/python bench/recall_variants_bench.py [--lessons 100000] \
-        [--tenants 100] [--big 50000] [--base 6000] [--queries 200] [--keep]
+        [--tenants 100] [--big 50000] [--base 6000] [--queries 200] \
+        [--load import|copy] [--keep]
 
-The same corpus as ``recall_bench.py`` (skewed tenant sizes, the service's
-own HNSW indexes for the large tenants). For each query the whole hybrid
+The same corpus as ``recall_bench.py`` (skewed tenant sizes, loaded through
+``import_lessons`` unless ``--load copy``; the service's own HNSW indexes
+for the large tenants). For each query the whole hybrid
 recall (vector + full text + fusion + provenance; its query embedding
 cached, so server-side time without the model) runs once per variant, back
 to back, the order rotating from query to query:
@@ -31,7 +33,7 @@ import random
 import time
 from pathlib import Path
 
-from _corpus import add_skewed_corpus_arguments, build_corpus, copy_into_tributary, skewed_sizes
+from _corpus import add_skewed_corpus_arguments, build_corpus, load_into_tributary, skewed_sizes
 from _stack import machine, percentile, run_in_stack
 
 BANDS = ((0, 100), (100, 1_000), (1_000, 5_000), (5_000, 10**9))
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     print(f"machine: {machine()}")
     sizes = skewed_sizes(args)
     corpus = build_corpus({f"t{i:03d}": size for i, size in enumerate(sizes)}, args.base)
-    loaded = copy_into_tributary(data_dir, corpus)
+    loaded = load_into_tributary(data_dir, corpus, args.load)
     report = hnsw.search_indexes_sync(max_builds=len(corpus.tenants))
     print(
         f"loaded {sum(sizes)} lessons in {len(sizes)} tenants in {loaded:.0f} s; "
