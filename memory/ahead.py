@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memory.guard import Screening, screen_many
+from memory.guard import Screening, screen_many, to_embed
 
 if TYPE_CHECKING:
     from memory.embeddings import EmbeddingProvider
@@ -47,10 +47,7 @@ def screen_and_embed_ahead(
     came without a vector; ``spec``: the model to embed them with (None:
     screen only)."""
     screenings = screen_many(texts)
-    wanted = [
-        i for i, (s, needed) in enumerate(zip(screenings, unembedded, strict=True))
-        if needed and not s.blocked
-    ]  # fmt: skip
+    wanted = to_embed(screenings, unembedded)
     vectors: list[list[float] | None] = [None] * len(texts)
     if not wanted or spec is None:
         return Ahead(screenings, vectors)

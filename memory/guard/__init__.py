@@ -73,6 +73,16 @@ def screen_many(texts: Sequence[tuple[str, str]]) -> list[Screening]:
     return [screen(content, situation) for content, situation in texts]
 
 
+def to_embed(screenings: Sequence[Screening], missing: Sequence[bool]) -> list[int]:
+    """The indexes of the lessons to embed: those without a vector (``missing``)
+    that the rules let through — quarantined text is never embedded. The
+    learn pipeline and an import's helper process both ask it."""
+    return [
+        i for i, (found, needed) in enumerate(zip(screenings, missing, strict=True))
+        if needed and not found.blocked
+    ]  # fmt: skip
+
+
 def screen_vector(vector: Sequence[float], content: str, situation: str = "") -> Screening:
     """The learned signal on a lesson's embedding (the learn pipeline asks
     it of each lesson the rules let through, once the lesson is embedded),

@@ -25,7 +25,7 @@ from config.db.advisory import advisory_lock, advisory_try_lock, advisory_unlock
 from config.metrics import LEARN_OUTCOMES, QUARANTINES, TXN_REVALIDATIONS
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
-from memory.guard import Screening, screen, screen_vector
+from memory.guard import Screening, screen, screen_vector, to_embed
 from memory.judge import Judge, judge_for
 from memory.models import (
     LearnRequest,
@@ -231,10 +231,7 @@ def screen_and_embed(
         with span("learn.screen"):
             screened = [screen(content, situation) for content, situation in texts]
     screenings = list(screened)
-    wanted = [
-        i for i, (s, v) in enumerate(zip(screenings, given, strict=True))
-        if not s.blocked and v is None
-    ]  # fmt: skip
+    wanted = to_embed(screenings, [v is None for v in given])
     with span("learn.embed", texts=len(wanted)):
         made = embed([lesson_text(*texts[i]) for i in wanted], provider) if wanted else []
     vectors: list[Vector | None] = [
