@@ -30,6 +30,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from _stack import machine, run_in_stack
@@ -105,32 +106,26 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     def bare_search(tenant: object, v: np.ndarray) -> list:
         return [r[0] for r in bare.execute(SQL, params(tenant, v)).fetchall()]
 
-    def implicit(tenant: object, v: np.ndarray) -> list:
+    def app_role(tenant: object, v: np.ndarray, *, begin: bool, commit: str) -> list:
+        """The application role's search: with or without BEGIN, its COMMIT
+        in the pipeline ("with"), after it ("after") or none (implicit)."""
         with app.pipeline():
+            if begin:
+                app.execute("BEGIN")
             app.execute(setting, [str(tenant)])
             cursor = app.execute(SQL, params(tenant, v))
-        return [r[0] for r in cursor.fetchall()]
-
-    def one_trip(tenant: object, v: np.ndarray) -> list:
-        with app.pipeline():
-            app.execute("BEGIN")
-            app.execute(setting, [str(tenant)])
-            cursor = app.execute(SQL, params(tenant, v))
-            app.execute("COMMIT")
-        return [r[0] for r in cursor.fetchall()]
-
-    def two_trips(tenant: object, v: np.ndarray) -> list:
-        with app.pipeline():
-            app.execute("BEGIN")
-            app.execute(setting, [str(tenant)])
-            cursor = app.execute(SQL, params(tenant, v))
+            if commit == "with":
+                app.execute("COMMIT")
         found = [r[0] for r in cursor.fetchall()]
-        app.execute("COMMIT")
+        if commit == "after":
+            app.execute("COMMIT")
         return found
 
     variants: dict[str, Callable[[object, np.ndarray], list]] = {
-        "service": service, "bare": bare_search, "implicit": implicit,
-        "one round trip": one_trip, "two round trips": two_trips,
+        "service": service, "bare": bare_search,
+        "implicit": partial(app_role, begin=False, commit="none"),
+        "one round trip": partial(app_role, begin=True, commit="with"),
+        "two round trips": partial(app_role, begin=True, commit="after"),
     }  # fmt: skip
     times: dict[str, list[float]] = {name: [] for name in variants}
     order = list(variants)
