@@ -5,7 +5,7 @@ module only tells the database who is asking, with ``SET LOCAL`` (through
 ``set_config(..., is_local => true)``) so the setting dies with the
 transaction and a pooled connection never carries it into the next request.
 
-Three ways in for ordinary work, and no others:
+Four ways in for ordinary work, and no others:
 
 * ``activate_tenant(tenant_id)`` — for the rest of the *current*
   transaction. The API's authentication calls it inside the request's
@@ -13,6 +13,11 @@ Three ways in for ordinary work, and no others:
 * ``tenant_context(tenant_id)`` — a transaction (or savepoint) scoped to one
   tenant; tasks, commands and non-atomic views use it. The previous value is
   restored on exit.
+* ``tenant_reads(tenant_id)`` — reads scoped to one tenant without a
+  transaction: each round trip carries the tenant's settings and runs in a
+  read-only implicit transaction of its own (``config.db.base``), so a
+  search costs the one round trip a bare statement does. The MCP server's
+  read tools use it. Inside a transaction it is ``tenant_context``.
 * ``cross_tenant(reason=…)`` — the one cross-tenant mechanism, for the
   superuser admin, the gardener's tenant walk and operator commands. It is
   refused while a tenant is active on the connection, so code running for an
@@ -81,16 +86,20 @@ def current_tenant_id(using: str = "default") -> uuid.UUID | None:
     return uuid.UUID(value) if value else None
 
 
+def _tenant_settings(tenant_id: uuid.UUID | str) -> dict[str, str]:
+    # The storage quota's default travels with the tenant (accounts/quotas.py).
+    return {
+        TENANT_SETTING: str(uuid.UUID(str(tenant_id))),
+        QUOTA_SETTING: str(default_quota_bytes()),
+    }
+
+
 def activate_tenant(tenant_id: uuid.UUID | str, *, using: str = "default") -> None:
     """Scope the rest of the current transaction to ``tenant_id``.
 
     Precondition: inside ``transaction.atomic`` (raises otherwise).
     """
-    # The storage quota's default travels with the tenant (accounts/quotas.py).
-    _set_locals(
-        {TENANT_SETTING: str(uuid.UUID(str(tenant_id))), QUOTA_SETTING: str(default_quota_bytes())},
-        using,
-    )
+    _set_locals(_tenant_settings(tenant_id), using)
 
 
 @contextmanager
@@ -113,6 +122,22 @@ def tenant_context(tenant_id: uuid.UUID | str, *, using: str = "default") -> Ite
             _set_local(TENANT_SETTING, previous, using)
             if cross:
                 _set_local(CROSS_TENANT_SETTING, cross, using)
+
+
+@contextmanager
+def tenant_reads(tenant_id: uuid.UUID | str, *, using: str = "default") -> Iterator[None]:
+    """Run the block's reads scoped to one tenant, each round trip in a
+    read-only transaction of its own (no ``BEGIN``/``COMMIT``: see
+    ``DatabaseWrapper.read_scope``); a write in it is refused by the
+    database. Each statement sees what was committed when it started, as
+    in a READ COMMITTED transaction. Inside a transaction, ``tenant_context``."""
+    connection = connections[using]
+    if connection.in_atomic_block:
+        with tenant_context(tenant_id, using=using):
+            yield
+        return
+    with ours(connection).read_scope(_tenant_settings(tenant_id)):
+        yield
 
 
 @contextmanager

@@ -14,9 +14,12 @@ In a private temporary stack (one PostgreSQL server for everyone):
   with their vectors (``--load copy``: COPYed into the lesson table alone,
   for a million); the beat task's sync builds
   the HNSW index of each tenant past ``TRIBUTARY_EXACT_SEARCH_MAX``.
-  *search* is ``nearest_lessons`` (tenant context and search plan
-  included), *hybrid* the whole ``lesson_recall`` with its query embedding
-  cached (vector and full-text legs, fusion, provenance, loading).
+  *search* is ``nearest_lessons`` in ``tenant_reads`` (the tenant's scope
+  and the search plan included; each round trip a read-only implicit
+  transaction, as the MCP server's reads run), *search, transaction* the
+  same in ``tenant_context`` (``BEGIN`` … ``COMMIT``), *hybrid* the whole
+  ``lesson_recall`` with its query embedding cached (vector and full-text
+  legs, fusion, provenance, loading), in ``tenant_reads``.
 - **bare pgvector**, in a database of its own: one table ``(id, tenant,
   content, embedding vector(384))``, a B-tree on the tenant and one HNSW
   index (m 16, ef_construction 64) over every tenant, searched three ways on
@@ -46,6 +49,8 @@ import random
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +68,8 @@ from _stack import machine, percentile, run_in_stack, web_process
 
 BANDS = [(0, 100, "<100"), (100, 1000, "100-999"), (1000, 5000, "1k-4,999"),
          (5000, 10_000, "5k-9,999"), (10_000, 10**9, ">=10k")]  # fmt: skip
-SYSTEMS = ["tributary search", "tributary exact", "tributary own HNSW", "tributary hybrid",
+SYSTEMS = ["tributary search", "tributary search, transaction", "tributary exact",
+           "tributary own HNSW", "tributary hybrid",
            "pgvector relaxed", "pgvector plain", "pgvector exact", "langgraph store"]  # fmt: skip
 
 
@@ -302,34 +308,37 @@ def measure(
     rng: random.Random,
     index_from: int,
 ) -> None:
-    from accounts.tenancy import tenant_context
+    from accounts.tenancy import tenant_context, tenant_reads
     from memory import selectors
     from memory.embeddings import _cached_query
 
-    def tributary_search(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
-        with tenant_context(tenant.id):
+    def tributary_search(
+        tenant: Tenant, text: str, vector: list[float], *, scope: Any = tenant_reads
+    ) -> list[Any]:
+        with scope(tenant.id):
             found = selectors.nearest_lessons(
                 tenant_id=tenant.id, kinds=["lesson"], vector=vector, limit=10
             )
         return [i for i, _ in found]
 
     def tributary_exact(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
-        with tenant_context(tenant.id):
+        with tenant_reads(tenant.id):
             found = selectors._exact_neighbours(tenant.id, ["lesson"], vector, 10, None)
         return [i for i, _ in found]
 
     def tributary_hnsw(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
-        with tenant_context(tenant.id):
+        with tenant_reads(tenant.id):
             found = selectors._approximate_neighbours(tenant.id, ["lesson"], vector, 10)
         return [i for i, _ in found]
 
     def tributary_hybrid(tenant: Tenant, text: str, vector: list[float]) -> list[Any]:
-        with tenant_context(tenant.id):
+        with tenant_reads(tenant.id):
             return [h.lesson.id for h in selectors.lesson_recall(
                 tenant_id=tenant.id, query=text, k=10)]  # fmt: skip
 
-    run = {
+    run: dict[str, Callable[[Tenant, str, list[float]], list[Any]]] = {
         "tributary search": tributary_search,
+        "tributary search, transaction": partial(tributary_search, scope=tenant_context),
         "tributary exact": tributary_exact,
         "tributary own HNSW": tributary_hnsw,
         "tributary hybrid": tributary_hybrid,
@@ -376,7 +385,7 @@ def measure(
             recall = (f"{sum(recalls[system]) / len(recalls[system]):.3f}"
                       if recalls[system] else "  -  ")  # fmt: skip
             p95 = percentile(times[system], 95)
-            print(f"  {system:<18} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms  recall@10 {recall}"
+            print(f"  {system:<29} p50 {p50:6.2f} ms  p95 {p95:6.2f} ms  recall@10 {recall}"
                   f"  short {shorts[system]:3d}  x{p50 / base:4.2f}")  # fmt: skip
         hybrid = percentile(times["tributary hybrid"], 50)
         print(

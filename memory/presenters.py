@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
-from accounts.tenancy import tenant_context
+from accounts.tenancy import tenant_reads
 from config.after_response import after_response
 from memory.embeddings import embed_query_soon
 from memory.models import LearnRequest, Lesson, LessonRecallStats, RequestStatus
@@ -269,8 +269,8 @@ def learn_request_out(request: LearnRequest) -> dict[str, Any]:
 
 def lesson_out_now(principal: AgentPrincipal, lesson_id: uuid.UUID) -> dict[str, Any]:
     """The lesson as the caller may see it now (a quarantined one: curators
-    only), read in its own tenant transaction."""
-    with tenant_context(principal.tenant_id):
+    only), read in its tenant's scope."""
+    with tenant_reads(principal.tenant_id):
         curator = principal.role == Role.CURATOR
         return lessons_out([lesson_get(lesson_id=lesson_id, curator=curator)])[0]
 
@@ -341,7 +341,7 @@ def _schedule_recall_bookkeeping(tenant_id: str, ids: list[str]) -> None:
 
 
 def _applied_payload(request_id: uuid.UUID, tenant_id: uuid.UUID) -> dict[str, Any] | None:
-    with tenant_context(tenant_id):
+    with tenant_reads(tenant_id):
         learn_request = LearnRequest.objects.filter(id=request_id).first()
         if learn_request is None or learn_request.status == RequestStatus.PENDING:
             return None

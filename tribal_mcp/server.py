@@ -27,7 +27,7 @@ from rest_framework import serializers
 from accounts.models import Role
 from accounts.principal import AgentPrincipal
 from accounts.services import api_key_authenticate
-from accounts.tenancy import tenant_context
+from accounts.tenancy import tenant_reads
 from config.errors import ApplicationError, refusal_from_database
 from regions.directory import TenantMoving, region_of_key
 from regions.routing import in_region
@@ -133,7 +133,8 @@ async def _run(ctx: Context | None, minimum: Role, work: Callable[[AgentPrincipa
 
 
 def _read(principal: AgentPrincipal, read: Callable[[], T]) -> T:
-    with tenant_context(principal.tenant_id):
+    # Each round trip a read-only transaction of its own (no BEGIN/COMMIT).
+    with tenant_reads(principal.tenant_id):
         return read()
 
 

@@ -19,6 +19,12 @@ Django's own backend, with two differences:
   the transaction (or a savepoint made before them) is rolled back or ends
   are dropped: ``SET LOCAL`` would have died with it. A connection closed
   inside a transaction takes no more.
+* Reads without a transaction (``read_scope``): outside ``atomic``, each
+  round trip — a prepared read's pipeline, an ORM query — carries the
+  scope's settings and ``transaction_read_only`` in front of its
+  statements, so they run in the implicit transaction the protocol's sync
+  ends, and the settings die with it. No ``BEGIN``, no ``COMMIT``: a small
+  tenant's search in one round trip, as a bare statement takes.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._pending_settings: dict[str, str] = {}
+        self._read_settings: dict[str, str] | None = None
 
     def defer_local_settings(self, values: dict[str, str]) -> None:
         """Set ``values`` for the rest of the current transaction, sent with
@@ -68,11 +75,32 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def take_local_settings(self) -> tuple[str, list[str]] | None:
         """The pending settings' statement, for the caller to run before its
-        own (in the same transaction); None when nothing is pending."""
+        own (in the same transaction, or the same round trip in a
+        ``read_scope``); None when nothing is pending."""
+        if self._read_settings is not None and not self.in_atomic_block:
+            return settings_statement(self._read_settings)
         if not self._pending_settings:
             return None
         values, self._pending_settings = self._pending_settings, {}
         return settings_statement(values)
+
+    @contextmanager
+    def read_scope(self, values: dict[str, str]) -> Iterator[None]:
+        """Until the block ends, every round trip made outside ``atomic``
+        runs with ``values`` set (and writes refused): its own implicit,
+        read-only transaction, ended by the sync that ends the round trip.
+        Each statement sees committed data as of its start, as in a
+        READ COMMITTED transaction. An ``atomic`` block inside it is a
+        transaction like any other, which the scope does not reach.
+        Precondition: outside ``atomic``."""
+        if self.in_atomic_block:
+            raise TransactionManagementError("a read scope is for work outside a transaction")
+        previous = self._read_settings
+        self._read_settings = {**values, "transaction_read_only": "on"}
+        try:
+            yield
+        finally:
+            self._read_settings = previous
 
     def beginning(self) -> bool:
         """Inside a transaction that has not sent its BEGIN yet (psycopg sends
@@ -121,6 +149,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return commit
 
     def create_cursor(self, name: str | None = None) -> Any:
+        if self._read_settings is not None and not self.in_atomic_block:
+            if name is not None:
+                # A server-side cursor's fetches are round trips of their own.
+                raise TransactionManagementError("a read scope has no server-side cursors")
+            return _ReadScopedCursor(super().create_cursor(name), self)
         statement = self.take_local_settings()
         if statement is not None:
             # With the transaction's BEGIN when it is the first statement.
@@ -177,6 +210,36 @@ class DatabaseWrapper(base.DatabaseWrapper):
             params["host"] = str(server.socket_dir())
             params["port"] = server.port()
         return params
+
+
+class _ReadScopedCursor:
+    """A cursor that sends the read scope's settings in the same round trip
+    as each of its statements (``DatabaseWrapper.read_scope``)."""
+
+    def __init__(self, cursor: Any, wrapper: DatabaseWrapper) -> None:
+        self._cursor = cursor
+        self._wrapper = wrapper
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+        return self._with_settings(self._cursor.execute, query, params, **kwargs)
+
+    def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> Any:
+        return self._with_settings(self._cursor.executemany, query, params_seq, **kwargs)
+
+    def _with_settings(self, run: Any, *args: Any, **kwargs: Any) -> Any:
+        statement = self._wrapper.take_local_settings()
+        raw = self._wrapper.connection
+        with raw.pipeline():
+            if statement is not None:
+                raw.execute(*statement)
+            run(*args, **kwargs)
+        return self
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cursor)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
 
 
 def ours(connection: Any) -> DatabaseWrapper:

@@ -23,6 +23,7 @@ from accounts.tenancy import (
     cross_tenant,
     current_tenant_id,
     tenant_context,
+    tenant_reads,
 )
 from tests.conftest import make_caller
 
@@ -345,6 +346,70 @@ def test_a_repeatable_read_transaction_begins_as_psycopg_would_have_begun_it():
     finally:
         raw.isolation_level = None
     assert level == "repeatable read"
+
+
+def test_tenant_reads_sees_one_tenant_in_one_round_trip_a_read_and_no_transaction(tmp_path):
+    """Outside a transaction, each read carries the tenant's settings in its
+    own round trip (a prepared read's pipeline, an ORM query): no BEGIN, no
+    COMMIT, and the settings end with the sync."""
+    from config.db.prepared import PreparedRead, fetch_prepared, fetch_together
+
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with _round_trips(tmp_path) as sent, tenant_reads(a.agent.tenant_id):
+        prepared = fetch_prepared("SELECT name FROM accounts_agent", {})
+        names = list(Agent.objects.values_list("name", flat=True))
+        together = fetch_together(
+            [
+                PreparedRead("SELECT count(*) FROM accounts_tenant", {}, lambda rows: rows),
+                PreparedRead("SELECT slug FROM accounts_tenant", {}, lambda rows: rows),
+            ]
+        )
+        seen_from_b = Agent.objects.filter(id=b.agent.id).exists()
+        status = connection.connection.info.transaction_status
+    assert prepared == [("alice",)] and names == ["alice"]
+    assert together == [[(1,)], [("tenant-a",)]] and not seen_from_b
+    assert sent == ["Sync"] * 4  # one round trip a read, nothing else
+    assert status == psycopg.pq.TransactionStatus.IDLE
+    # The next statement on the same connection, outside the scope, sees nothing.
+    assert current_tenant_id() is None
+    assert Agent.objects.count() == 0
+    with tenant_reads(b.agent.tenant_id):
+        assert current_tenant_id() == b.agent.tenant_id
+        assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+
+
+def test_tenant_reads_refuses_writes_and_leaves_nothing_written():
+    from config.db.prepared import run_bound
+
+    a = make_caller("tenant-a", "alice")
+    with tenant_reads(a.agent.tenant_id):
+        with pytest.raises(DatabaseError, match="read-only transaction"):
+            Agent.objects.create(tenant_id=a.agent.tenant_id, name="carol", role=Role.WRITER)
+        with pytest.raises(DatabaseError, match="read-only transaction"):
+            run_bound("UPDATE accounts_agent SET name = 'mallory'", [])
+        # The scope goes on serving reads after a refusal.
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+    with tenant_context(a.agent.tenant_id):
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+
+
+def test_a_transaction_inside_tenant_reads_is_its_own_and_inside_one_it_is_tenant_context():
+    a = make_caller("tenant-a", "alice")
+    b = make_caller("tenant-b", "bob")
+    with tenant_reads(a.agent.tenant_id):
+        with transaction.atomic():
+            # The scope does not reach into a transaction: it sees nothing.
+            assert current_tenant_id() is None and Agent.objects.count() == 0
+        with tenant_context(b.agent.tenant_id):
+            Agent.objects.filter(id=b.agent.id).update(role=Role.READER)  # a write of its own
+        assert current_tenant_id() == a.agent.tenant_id
+    with tenant_context(a.agent.tenant_id):
+        with tenant_reads(b.agent.tenant_id):
+            assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+    with cross_tenant(reason="test check"):
+        assert Agent.objects.get(id=b.agent.id).role == Role.READER
 
 
 def test_activate_tenant_outside_a_transaction_is_refused():
