@@ -25,11 +25,12 @@ from functools import cache, partial
 from typing import Any, TypedDict, TypeVar, Unpack
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Q, QuerySet
 from pgvector import HalfVector
 
 from accounts.models import Agent
+from config.db.base import settings_statement
 from config.db.prepared import (
     PreparedRead,
     fetch_prepared,
@@ -268,18 +269,22 @@ def approximate_query(
 def _approximate_neighbours(
     tenant_id: uuid.UUID, kinds: Sequence[str], vector: Vector, limit: int
 ) -> list[tuple[uuid.UUID, float]]:
-    # No savepoint: the settings may stay for the rest of the caller's
-    # transaction (they only concern HNSW scans, and every one wants them).
-    # The settings and the search in one round trip.
-    with transaction.atomic(savepoint=False):
-        *_, rows = run_unprepared_all(
-            [
-                ("SET LOCAL hnsw.iterative_scan = relaxed_order", ()),
-                (f"SET LOCAL hnsw.ef_search = {int(settings.TRIBUTARY_HNSW_EF_SEARCH)}", ()),
-                ("SET LOCAL hnsw.max_scan_tuples = 40000", ()),
-                approximate_query(tenant_id, kinds, vector, limit),
-            ]
-        )
+    # The scan's settings and the search in one round trip: transaction-
+    # local, so they stay for the rest of the caller's transaction (they
+    # only concern HNSW scans, and every one wants them), or end with the
+    # round trip's implicit transaction (``tenant_reads``).
+    _, rows = run_unprepared_all(
+        [
+            settings_statement(
+                {
+                    "hnsw.iterative_scan": "relaxed_order",
+                    "hnsw.ef_search": str(int(settings.TRIBUTARY_HNSW_EF_SEARCH)),
+                    "hnsw.max_scan_tuples": "40000",
+                }
+            ),
+            approximate_query(tenant_id, kinds, vector, limit),
+        ]
+    )
     return [(row[0], float(row[1])) for row in rows]
 
 

@@ -48,6 +48,9 @@ from psycopg.types import TypeInfo
 _KNOWN_PSYCOPG = psycopg.__version__.startswith(("3.2.", "3.3."))
 
 
+_READ_ONLY = "transaction_read_only"
+
+
 def settings_statement(values: dict[str, str]) -> tuple[str, list[str]]:
     """One ``SELECT set_config(name, value, true), …`` for all of ``values``."""
     return (
@@ -91,12 +94,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         read-only transaction, ended by the sync that ends the round trip.
         Each statement sees committed data as of its start, as in a
         READ COMMITTED transaction. An ``atomic`` block inside it is a
-        transaction like any other, which the scope does not reach.
+        transaction with ``values`` set (writes allowed), ``BEGIN`` … ``COMMIT``
+        as any other.
         Precondition: outside ``atomic``."""
         if self.in_atomic_block:
             raise TransactionManagementError("a read scope is for work outside a transaction")
         previous = self._read_settings
-        self._read_settings = {**values, "transaction_read_only": "on"}
+        self._read_settings = {**values, _READ_ONLY: "on"}
         try:
             yield
         finally:
@@ -147,6 +151,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if info is not None:
             register_halfvec_info(connection, info)
         return commit
+
+    def _set_autocommit(self, autocommit: bool) -> None:
+        super()._set_autocommit(autocommit)  # type: ignore[misc]
+        if not autocommit and self._read_settings is not None:
+            # A transaction opened inside a read scope is the scope's
+            # tenant's, and may write: its reads see what the scope's do.
+            self._pending_settings.update(
+                {k: v for k, v in self._read_settings.items() if k != _READ_ONLY}
+            )
 
     def create_cursor(self, name: str | None = None) -> Any:
         if self._read_settings is not None and not self.in_atomic_block:

@@ -394,13 +394,18 @@ def test_tenant_reads_refuses_writes_and_leaves_nothing_written():
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
 
 
-def test_a_transaction_inside_tenant_reads_is_its_own_and_inside_one_it_is_tenant_context():
+def test_a_transaction_inside_tenant_reads_is_its_tenants_and_inside_one_it_is_tenant_context():
     a = make_caller("tenant-a", "alice")
     b = make_caller("tenant-b", "bob")
     with tenant_reads(a.agent.tenant_id):
         with transaction.atomic():
-            # The scope does not reach into a transaction: it sees nothing.
-            assert current_tenant_id() is None and Agent.objects.count() == 0
+            # The scope's tenant, in a transaction that may write.
+            assert current_tenant_id() == a.agent.tenant_id
+            assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+            Agent.objects.filter(id=a.agent.id).update(role=Role.READER)
+        with transaction.atomic():
+            activate_tenant(b.agent.tenant_id)  # the transaction's own word wins
+            assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
         with tenant_context(b.agent.tenant_id):
             Agent.objects.filter(id=b.agent.id).update(role=Role.READER)  # a write of its own
         assert current_tenant_id() == a.agent.tenant_id
@@ -409,7 +414,9 @@ def test_a_transaction_inside_tenant_reads_is_its_own_and_inside_one_it_is_tenan
             assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
     with cross_tenant(reason="test check"):
+        assert Agent.objects.get(id=a.agent.id).role == Role.READER
         assert Agent.objects.get(id=b.agent.id).role == Role.READER
+    assert current_tenant_id() is None  # nothing left on the connection
 
 
 def test_activate_tenant_outside_a_transaction_is_refused():

@@ -15,9 +15,9 @@ from django.db import connection
 from django.utils import timezone
 from pgvector import HalfVector
 
-from accounts.tenancy import tenant_context
+from accounts.tenancy import tenant_context, tenant_reads
 from config.db import prepared
-from memory import hnsw, scope_cache, selectors
+from memory import hnsw, relevance, scope_cache, selectors
 from memory.embeddings import embed, lesson_text
 from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
 from memory.selectors import (
@@ -26,6 +26,7 @@ from memory.selectors import (
     lesson_candidates_many,
     lesson_recall,
     nearest_lessons,
+    recall_judged,
     search_plan,
 )
 from memory.services.lessons import lessons_mark_recalled, lessons_note_recalled, recalls_flush
@@ -257,6 +258,22 @@ def test_a_large_tenant_gets_an_hnsw_index_of_its_own_and_a_small_one_next_to_it
     approximate = _nearest(big, QUERY, 10)
     truth = _nearest(big, QUERY, 10, exact=True)
     assert len(approximate) == 10 and len(set(approximate) & set(truth)) >= 9
+    # As the MCP server reads (each round trip a read-only implicit
+    # transaction): the index scan's settings travel with it, a recall
+    # answers as in a transaction, and the relevance floor (measured in a
+    # savepoint of the recall's transaction) is measured the same.
+    tenant = big.agent.tenant_id
+    floors = []
+    for scope in (tenant_reads, tenant_context):
+        relevance._floors.clear()
+        with scope(tenant):
+            walked = selectors._approximate_neighbours(tenant, ["lesson"], vector, 10)
+            recalled = recall_judged(tenant_id=tenant, query=QUERY, k=5)
+            floors.append(relevance.relevance_floor(tenant_id=tenant, kinds=["lesson"], size=BIG))
+        assert [i for i, _ in walked] == approximate
+        assert len(recalled.hits) == 5 and not recalled.nothing_relevant
+        assert [h.lesson.content for h in recalled.hits] == _recall(big, QUERY, k=5)
+    assert floors[0] == floors[1] < relevance.CEILING  # measured on the tenant's lessons
     # The learn worker's candidate read takes the same path for a batch.
     with tenant_context(big.agent.tenant_id):
         [candidates, again] = lesson_candidates_many(
