@@ -65,13 +65,13 @@ def _set_local(name: str, value: str, using: str) -> None:
     _set_locals({name: value}, using)
 
 
-def _set_locals(values: dict[str, str], using: str) -> None:
+def _set_locals(values: dict[str, str], using: str, *, writable: bool = False) -> None:
     """``SET LOCAL`` of each setting, sent with the transaction's next
     statement (``config.db.base``): nothing can run before they apply."""
     connection = connections[using]
     if not connection.in_atomic_block:
         raise TenancyError(f"{', '.join(values)} can only be set inside a transaction (SET LOCAL)")
-    ours(connection).defer_local_settings(values)
+    ours(connection).defer_local_settings(values, writable=writable)
 
 
 def _get(name: str, using: str) -> str:
@@ -97,9 +97,11 @@ def _tenant_settings(tenant_id: uuid.UUID | str) -> dict[str, str]:
 def activate_tenant(tenant_id: uuid.UUID | str, *, using: str = "default") -> None:
     """Scope the rest of the current transaction to ``tenant_id``.
 
-    Precondition: inside ``transaction.atomic`` (raises otherwise).
+    Precondition: inside ``transaction.atomic`` (raises otherwise). A
+    transaction a ``tenant_reads`` block opened is read-only until this
+    says otherwise, before its first statement.
     """
-    _set_locals(_tenant_settings(tenant_id), using)
+    _set_locals(_tenant_settings(tenant_id), using, writable=True)
 
 
 @contextmanager
@@ -129,8 +131,10 @@ def tenant_reads(tenant_id: uuid.UUID | str, *, using: str = "default") -> Itera
     """Run the block's reads scoped to one tenant, each round trip in a
     read-only transaction of its own (no ``BEGIN``/``COMMIT``: see
     ``DatabaseWrapper.read_scope``); a write in it is refused by the
-    database. Each statement sees what was committed when it started, as
-    in a READ COMMITTED transaction. Inside a transaction, ``tenant_context``."""
+    database — in a transaction opened inside it too, except a
+    ``tenant_context``'s or an apply transaction's, which are for writing.
+    Each statement sees what was committed when it started, as in a READ
+    COMMITTED transaction. Inside a transaction, ``tenant_context``."""
     connection = connections[using]
     if connection.in_atomic_block:
         with tenant_context(tenant_id, using=using):
@@ -217,6 +221,9 @@ def apply_transaction(tenant_id: uuid.UUID | str, *, using: str = "default") -> 
     if connection.in_atomic_block:
         raise TenancyError("an apply transaction must be the outermost one")
     with transaction.atomic(using=using):
+        # Nothing before SET TRANSACTION (a read scope's settings, which the
+        # tenant's below replace, would take the snapshot first).
+        ours(connection).discard_local_settings()
         with connection.cursor() as cursor:
             cursor.execute(f"SET TRANSACTION ISOLATION LEVEL {APPLY_ISOLATION}")
         activate_tenant(tenant_id, using=using)

@@ -162,7 +162,9 @@ def relevance_floor(*, tenant_id: uuid.UUID, kinds: Sequence[str], size: int) ->
         if known is not None:
             return known
         probes = probe_vectors()
-        with transaction.atomic():  # a savepoint: a failure leaves the recall's transaction usable
+        # A savepoint (a failure leaves the recall's transaction usable), or
+        # in a read scope a transaction of its own with the scope's settings.
+        with transaction.atomic():
             floor = floor_of(probe_similarities(tenant_id, kinds, probes, SAMPLE))
         _floors.put(key, (size, floor))
     return floor

@@ -65,16 +65,25 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self._pending_settings: dict[str, str] = {}
         self._read_settings: dict[str, str] | None = None
 
-    def defer_local_settings(self, values: dict[str, str]) -> None:
+    def defer_local_settings(self, values: dict[str, str], *, writable: bool = False) -> None:
         """Set ``values`` for the rest of the current transaction, sent with
-        the next statement. Precondition: inside ``transaction.atomic``."""
+        the next statement. ``writable``: a transaction a read scope opened
+        (read-only, see ``read_scope``) may write after all — when nothing
+        has run in it yet. Precondition: inside ``transaction.atomic``."""
         if self.closed_in_transaction:
             # Nothing could send them in this transaction, and they must not
             # wait for the next one on this thread.
             raise TransactionManagementError(
                 "the connection was closed inside this transaction; nothing can be set in it"
             )
+        if writable:
+            self._pending_settings.pop(_READ_ONLY, None)
         self._pending_settings.update(values)
+
+    def discard_local_settings(self) -> None:
+        """Drop what is pending (for a transaction whose first statement
+        must come before any query: ``SET TRANSACTION``)."""
+        self._pending_settings.clear()
 
     def take_local_settings(self) -> tuple[str, list[str]] | None:
         """The pending settings' statement, for the caller to run before its
@@ -93,11 +102,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         runs with ``values`` set (and writes refused): its own implicit,
         read-only transaction, ended by the sync that ends the round trip.
         Each statement sees committed data as of its start, as in a
-        READ COMMITTED transaction. An ``atomic`` block inside it is a
-        transaction with ``values`` set (writes allowed), ``BEGIN`` … ``COMMIT``
-        as any other.
-        Precondition: outside ``atomic``."""
-        if self.in_atomic_block:
+        READ COMMITTED transaction. A transaction opened inside it
+        (``atomic``: Django's own for a delete or a ``get_or_create``
+        included) is ``BEGIN`` … ``COMMIT`` with the same settings, read-only
+        too, unless it is a ``tenant_context`` or an apply transaction,
+        which say they write (``defer_local_settings(writable=True)``).
+        Precondition: outside ``atomic``, in autocommit."""
+        if self.in_atomic_block or not self.get_autocommit():
             raise TransactionManagementError("a read scope is for work outside a transaction")
         previous = self._read_settings
         self._read_settings = {**values, _READ_ONLY: "on"}
@@ -156,10 +167,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         super()._set_autocommit(autocommit)  # type: ignore[misc]
         if not autocommit and self._read_settings is not None:
             # A transaction opened inside a read scope is the scope's
-            # tenant's, and may write: its reads see what the scope's do.
-            self._pending_settings.update(
-                {k: v for k, v in self._read_settings.items() if k != _READ_ONLY}
-            )
+            # tenant's, and read-only like the scope (see read_scope).
+            self._pending_settings.update(self._read_settings)
 
     def create_cursor(self, name: str | None = None) -> Any:
         if self._read_settings is not None and not self.in_atomic_block:
@@ -241,7 +250,9 @@ class _ReadScopedCursor:
 
     def _with_settings(self, run: Any, *args: Any, **kwargs: Any) -> Any:
         statement = self._wrapper.take_local_settings()
-        raw = self._wrapper.connection
+        raw = self._cursor.connection  # the statement's own, whatever happened since
+        if raw is not self._wrapper.connection:
+            raise TransactionManagementError("the cursor outlived its connection")
         with raw.pipeline():
             if statement is not None:
                 raw.execute(*statement)

@@ -390,6 +390,8 @@ def test_tenant_reads_refuses_writes_and_leaves_nothing_written():
             run_bound("UPDATE accounts_agent SET name = 'mallory'", [])
         # The scope goes on serving reads after a refusal.
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert current_tenant_id() is None
     with tenant_context(a.agent.tenant_id):
         assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
 
@@ -399,13 +401,26 @@ def test_a_transaction_inside_tenant_reads_is_its_tenants_and_inside_one_it_is_t
     b = make_caller("tenant-b", "bob")
     with tenant_reads(a.agent.tenant_id):
         with transaction.atomic():
-            # The scope's tenant, in a transaction that may write.
+            # The scope's tenant, read-only like the scope.
             assert current_tenant_id() == a.agent.tenant_id
             assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+        # Django's own transactions (a delete, a get_or_create) included.
+        with pytest.raises(DatabaseError, match="read-only transaction"):
+            Agent.objects.filter(id=a.agent.id).delete()
+        with pytest.raises(DatabaseError, match="read-only transaction"):
+            Agent.objects.get_or_create(tenant_id=a.agent.tenant_id, name="carol",
+                                        defaults={"role": Role.WRITER})  # fmt: skip
+        with transaction.atomic():
+            activate_tenant(a.agent.tenant_id)  # says it writes, before anything ran
             Agent.objects.filter(id=a.agent.id).update(role=Role.READER)
         with transaction.atomic():
             activate_tenant(b.agent.tenant_id)  # the transaction's own word wins
             assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+        with tenant_reads(b.agent.tenant_id):  # a scope within a scope, then back
+            assert list(Agent.objects.values_list("name", flat=True)) == ["bob"]
+        assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+        with pytest.raises(TransactionManagementError, match="server-side cursors"):
+            list(Agent.objects.iterator())
         with tenant_context(b.agent.tenant_id):
             Agent.objects.filter(id=b.agent.id).update(role=Role.READER)  # a write of its own
         assert current_tenant_id() == a.agent.tenant_id
@@ -417,6 +432,54 @@ def test_a_transaction_inside_tenant_reads_is_its_tenants_and_inside_one_it_is_t
         assert Agent.objects.get(id=a.agent.id).role == Role.READER
         assert Agent.objects.get(id=b.agent.id).role == Role.READER
     assert current_tenant_id() is None  # nothing left on the connection
+
+
+def test_an_apply_transaction_inside_tenant_reads_writes_at_its_isolation():
+    """SET TRANSACTION must be an apply transaction's first statement: the
+    scope's pending settings give way to it (the tenant's come after)."""
+    from accounts.tenancy import run_apply_transaction
+
+    a = make_caller("tenant-a", "alice")
+
+    def write() -> str:
+        Agent.objects.filter(id=a.agent.id).update(role=Role.READER)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('transaction_isolation')")
+            return str(cursor.fetchone()[0])
+
+    with tenant_reads(a.agent.tenant_id):
+        assert run_apply_transaction(a.agent.tenant_id, write) == "repeatable read"
+        assert Agent.objects.get(id=a.agent.id).role == Role.READER
+
+
+def test_a_settings_statement_in_a_read_scopes_pipeline_lasts_for_that_round_trip_only():
+    """What the HNSW search relies on: its scan settings, sent as set_config
+    in its own pipeline, apply to its statement and end with the sync."""
+    from config.db.base import settings_statement
+    from config.db.prepared import run_unprepared_all
+
+    a = make_caller("tenant-a", "alice")
+    show = (
+        "SELECT current_setting('hnsw.ef_search', true), current_setting('app.tenant_id', true), "
+        "current_setting('transaction_read_only')",
+        (),
+    )
+    with tenant_reads(a.agent.tenant_id):
+        _, during = run_unprepared_all([settings_statement({"hnsw.ef_search": "123"}), show])
+        [after] = run_unprepared_all([show])
+    assert during == [("123", str(a.agent.tenant_id), "on")]
+    assert after[0][0] != "123" and after[0][1:] == (str(a.agent.tenant_id), "on")
+
+
+def test_a_read_scope_needs_autocommit():
+    a = make_caller("tenant-a", "alice")
+    transaction.set_autocommit(False)
+    try:
+        with pytest.raises(TransactionManagementError), tenant_reads(a.agent.tenant_id):
+            pass
+    finally:
+        transaction.rollback()
+        transaction.set_autocommit(True)
 
 
 def test_activate_tenant_outside_a_transaction_is_refused():
