@@ -250,7 +250,10 @@ async def tribal_learn(
     answer = await _run(ctx, Role.WRITER, work)
     if answer["status"] == "pending" and wait > 0:
         principal = await sync_to_async(_principal, thread_sensitive=False)(ctx)
-        outcome = await wait_for_outcome(uuid.UUID(answer["id"]), principal.tenant_id, wait)
+        # Polled in the key's region, as the learn was written (the
+        # context, and the region with it, goes to each poll's thread).
+        with in_region(principal.region):
+            outcome = await wait_for_outcome(uuid.UUID(answer["id"]), principal.tenant_id, wait)
         return outcome or answer
     return answer
 

@@ -236,6 +236,24 @@ async def mcp_stdio_recall(stack: Stack, key: str, query: str) -> list[str]:
         return await _recall_contents(session, query)
 
 
+async def mcp_learn(stack: Stack, key: str, content: str) -> dict[str, Any]:
+    async with AsyncExitStack() as exits:
+        http = await exits.enter_async_context(
+            httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
+        )
+        read, write, _ = await exits.enter_async_context(
+            streamable_http_client(f"{stack.base}/mcp", http_client=http)
+        )
+        session = await exits.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        result = await session.call_tool(
+            "tribal_learn", {"content": content, "kind": "fact", "wait": 20}
+        )
+        assert not result.isError, result.content
+        body = result.structuredContent or json.loads(result.content[0].text)
+        return body.get("result", body)  # type: ignore[no-any-return]
+
+
 def test_mcp_serves_both_regions(stack, keys):
     # over stdio, as a coding agent starts it: the key routes the server
     assert asyncio.run(mcp_stdio_recall(stack, keys["us"], "TLS certificates")) == [
@@ -266,6 +284,21 @@ def _switch(client: httpx.Client, slug: str) -> httpx.Response:
     assert page.status_code == 200
     return client.post("/dashboard/tenant", data={"tenant": slug, "csrfmiddlewaretoken": token},
                        headers={"Referer": f"{client.base_url}/dashboard/"})  # fmt: skip
+
+
+def test_an_mcp_learn_over_http_waits_for_its_outcome_in_the_keys_region(stack, keys):
+    """The web process serves every region: the wait polls the region the
+    key's learn was written to (it polled the directory, which holds no
+    tenant's rows, and answered "pending" after the whole wait)."""
+    before = stack.count("us", "memory_lesson", "prairie")
+    started = time.monotonic()
+    body = asyncio.run(
+        mcp_learn(stack, keys["us"], "The Ohio billing cluster pages the night shift at 02:00.")
+    )
+    assert body["status"] == "applied", body
+    assert time.monotonic() - started < 20
+    assert stack.count("us", "memory_lesson", "prairie") == before + 1
+    assert stack.count("eu", "memory_lesson", "prairie") == 0
 
 
 def test_dashboard_and_admin_show_each_region_one_at_a_time(stack, keys):
