@@ -204,6 +204,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _close(self) -> None:
         self._pending_settings.clear()
+        # A read scope ends with its connection: one left open by mistake (a
+        # generator suspended inside it) never reaches the thread's next
+        # call — the MCP server and Django close connections after each —
+        # and a read after a close inside a scope sees nothing.
+        self._read_settings = None
         super()._close()  # type: ignore[misc]
 
     def get_connection_params(self) -> dict[str, Any]:

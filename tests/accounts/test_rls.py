@@ -471,6 +471,20 @@ def test_a_settings_statement_in_a_read_scopes_pipeline_lasts_for_that_round_tri
     assert after[0][0] != "123" and after[0][1:] == (str(a.agent.tenant_id), "on")
 
 
+def test_a_read_scope_ends_with_its_connection():
+    """A scope left open (never exited) does not outlive the connection's
+    close, which the MCP server and Django do after each call or request;
+    reads after a close inside a scope see nothing."""
+    a = make_caller("tenant-a", "alice")
+    scope = tenant_reads(a.agent.tenant_id)
+    scope.__enter__()  # and never exited, as by a generator left suspended
+    assert list(Agent.objects.values_list("name", flat=True)) == ["alice"]
+    connection.close()
+    assert Agent.objects.count() == 0 and current_tenant_id() is None
+    with transaction.atomic():
+        assert current_tenant_id() is None
+
+
 def test_a_read_scope_needs_autocommit():
     a = make_caller("tenant-a", "alice")
     transaction.set_autocommit(False)
