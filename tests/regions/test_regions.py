@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,7 +208,9 @@ def test_a_key_never_reaches_another_regions_data(stack, keys):
     assert "Ohio" in recall(stack, keys["us"], "Ohio billing")[0]
 
 
-async def mcp_recall(stack: Stack, key: str, query: str) -> list[str]:
+@asynccontextmanager
+async def _mcp_http(stack: Stack, key: str) -> AsyncIterator[ClientSession]:
+    """An MCP session over streamable HTTP with ``key`` (not initialized)."""
     async with AsyncExitStack() as exits:
         http = await exits.enter_async_context(
             httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
@@ -216,16 +218,25 @@ async def mcp_recall(stack: Stack, key: str, query: str) -> list[str]:
         read, write, _ = await exits.enter_async_context(
             streamable_http_client(f"{stack.base}/mcp", http_client=http)
         )
-        session = await exits.enter_async_context(ClientSession(read, write))
+        yield await exits.enter_async_context(ClientSession(read, write))
+
+
+async def _call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool's answer, after the session's initialization."""
+    await session.initialize()
+    result = await session.call_tool(tool, arguments)
+    assert not result.isError, result.content
+    body = result.structuredContent or json.loads(result.content[0].text)
+    return body.get("result", body)  # type: ignore[no-any-return]
+
+
+async def mcp_recall(stack: Stack, key: str, query: str) -> list[str]:
+    async with _mcp_http(stack, key) as session:
         return await _recall_contents(session, query)
 
 
 async def _recall_contents(session: ClientSession, query: str) -> list[str]:
-    await session.initialize()
-    result = await session.call_tool("tribal_recall", {"query": query, "k": 3})
-    assert not result.isError, result.content
-    body = result.structuredContent or json.loads(result.content[0].text)
-    body = body.get("result", body)
+    body = await _call(session, "tribal_recall", {"query": query, "k": 3})
     return [hit["lesson"]["content"] for hit in body["results"]]
 
 
@@ -237,21 +248,9 @@ async def mcp_stdio_recall(stack: Stack, key: str, query: str) -> list[str]:
 
 
 async def mcp_learn(stack: Stack, key: str, content: str) -> dict[str, Any]:
-    async with AsyncExitStack() as exits:
-        http = await exits.enter_async_context(
-            httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
-        )
-        read, write, _ = await exits.enter_async_context(
-            streamable_http_client(f"{stack.base}/mcp", http_client=http)
-        )
-        session = await exits.enter_async_context(ClientSession(read, write))
-        await session.initialize()
-        result = await session.call_tool(
-            "tribal_learn", {"content": content, "kind": "fact", "wait": 20}
-        )
-        assert not result.isError, result.content
-        body = result.structuredContent or json.loads(result.content[0].text)
-        return body.get("result", body)  # type: ignore[no-any-return]
+    async with _mcp_http(stack, key) as session:
+        arguments = {"content": content, "kind": "fact", "wait": 20}
+        return await _call(session, "tribal_learn", arguments)
 
 
 def test_mcp_serves_both_regions(stack, keys):
