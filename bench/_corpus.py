@@ -155,18 +155,23 @@ def vector_text(vector: Any) -> str:
     return "[" + ",".join(f"{v:.5f}" for v in vector) + "]"
 
 
-def copy_into_tributary(data_dir: Path, corpus: Corpus) -> float:
-    """COPY every lesson (active, one first-hand corroboration) and the
-    scopes' counts into the service's tables; returns the seconds it took.
-    (A load by ``import_lessons --trust`` writes the provenance too, at
-    ~400 lessons/s: see docs/benchmarks.md.)"""
+def _superuser(data_dir: Path) -> Any:
+    """An autocommit connection to the service's database as the embedded
+    server's superuser (no row-level security: the load's own work)."""
     import psycopg
 
     from config.embedded import APP_DATABASE, EmbeddedPostgres
 
+    return psycopg.connect(EmbeddedPostgres(data_dir).dsn(dbname=APP_DATABASE), autocommit=True)
+
+
+def copy_into_tributary(data_dir: Path, corpus: Corpus) -> float:
+    """COPY every lesson (active, one first-hand corroboration) and the
+    scopes' counts into the service's tables; returns the seconds it took.
+    (``import_into_tributary`` writes the provenance too, slower: see
+    docs/benchmarks.md.)"""
     started = time.perf_counter()
-    with psycopg.connect(EmbeddedPostgres(data_dir).dsn(dbname=APP_DATABASE),
-                         autocommit=True) as conn:  # fmt: skip
+    with _superuser(data_dir) as conn:
         with (
             conn.cursor() as cursor,
             cursor.copy(
@@ -240,12 +245,7 @@ def import_into_tributary(data_dir: Path, corpus: Corpus) -> float:
     # What autovacuum does within its minute after an import (the learn
     # requests were written and then updated, the statistics are the
     # import's): measured in the steady state, not during that catch-up.
-    import psycopg
-
-    from config.embedded import APP_DATABASE, EmbeddedPostgres
-
-    with psycopg.connect(EmbeddedPostgres(data_dir).dsn(dbname=APP_DATABASE),
-                         autocommit=True) as conn:  # fmt: skip
+    with _superuser(data_dir) as conn:
         conn.execute("VACUUM (ANALYZE)")
     return elapsed
 
