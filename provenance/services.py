@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from accounts.models import Agent
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_context
-from config.db.bulk import rows_insert
+from config.db.bulk import rows_insert, unsaved
 from config.errors import NotFound
 from memory.services.events import curator_action_record
 from provenance.models import (
@@ -77,12 +77,19 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
     document an import read), joined by a ``derived_from`` edge. Three
     statements for any number, in one round trip. Precondition: inside the tenant's context."""
     made = [
-        Belief(tenant_id=tenant_id, agent_id=b.agent_id, content=b.content, confidence=b.confidence)
+        unsaved(
+            Belief,
+            tenant_id=tenant_id,
+            agent_id=b.agent_id,
+            content=b.content,
+            confidence=b.confidence,
+        )
         for b in beliefs
     ]
     roots = [
-        Observation(
-            tenant_id=tenant_id, agent_id=b.agent_id, source_type=b.source_type, content=b.root,
+        unsaved(
+            Observation, tenant_id=tenant_id, agent_id=b.agent_id, source_type=b.source_type,
+            content=b.root,
             content_hash=Observation.hash_content(b.root), source_uri=b.source_uri,
             source_family=b.source_family,
         )
@@ -92,8 +99,8 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
         made,
         roots,
         [
-            Edge(tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
-                 to_observation_id=root.id)
+            unsaved(Edge, tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
+                    to_observation_id=root.id)
             for belief, root in zip(made, roots, strict=True)
         ]
     )  # fmt: skip

@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.principal import AgentPrincipal
+from config.db.bulk import unsaved
 from memory.models import CuratorAction, Event, EventKind
 
 
@@ -25,7 +26,8 @@ def event_build(
 ) -> Event:
     """An unsaved event (for writing many in one statement). ``data`` must
     never hold lesson content."""
-    return Event(
+    return unsaved(
+        Event,
         tenant_id=tenant_id,
         kind=kind,
         lesson_id=lesson_id,

@@ -10,7 +10,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.tenancy import run_apply_transaction
-from config.db.bulk import rows_insert, rows_update
+from config.db.bulk import rows_insert, rows_update, unsaved
 from memory.judge.calls import model_calls_save
 from memory.models import (
     Dispute,
@@ -77,11 +77,11 @@ def _apply(
         list(plan.new.values()),
         plan.edges,
         [
-            CorroborationAudit(
-                tenant_id=tenant_id, lesson_id=lesson.id, status=lesson.corroboration,
-                reason=lesson.corroboration_reason, independent_sources=1, supporting_beliefs=1,
-                agreeing_agents=1, root_aware_confidence=lesson.confidence, trigger="learn",
-                created_at=now,
+            unsaved(
+                CorroborationAudit, tenant_id=tenant_id, lesson_id=lesson.id,
+                status=lesson.corroboration, reason=lesson.corroboration_reason,
+                independent_sources=1, supporting_beliefs=1, agreeing_agents=1,
+                root_aware_confidence=lesson.confidence, trigger="learn", created_at=now,
             )
             for lesson in plan.new.values()
             if lesson.id in plan.judged_at_insert

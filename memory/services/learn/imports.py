@@ -24,13 +24,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count
 from django.utils import timezone
 
 from accounts.models import Agent, Role, Tenant
 from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
-from config.db.bulk import rows_insert
+from config.db.bulk import rows_insert, unsaved
 from config.telemetry import span
 from memory.ahead import Ahead
 from memory.embeddings import EmbeddingProvider, Vector
@@ -103,11 +102,15 @@ def import_batch_read(
     counts = ImportCounts(read=len(records))
     with tenant_context(tenant_id):
         agents = _authors(tenant_id, {r.author or default_author for r in records})
-        known = set(
-            LearnRequest.objects.filter(idempotency_key__in={r.key for r in records}).values_list(
-                "agent_id", "idempotency_key"
+        # Two array parameters, not an IN list of the batch's 500 keys
+        # that the ORM would compile and psycopg convert one by one.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT agent_id, idempotency_key FROM {_REQUESTS} "  # noqa: S608
+                "WHERE agent_id = ANY(%s) AND idempotency_key = ANY(%s)",
+                [[a.id for a in agents.values()], list({r.key for r in records})],
             )
-        )
+            known: set[tuple[uuid.UUID, str]] = set(cursor.fetchall())
     known.update(coming)
     fresh: list[ImportRecord] = []
     for record in records:
@@ -172,18 +175,16 @@ def import_batch_write(
             tenant_id=tenant_id, items=items, judge=None if trusted else judge,
             progress=BatchProgress(), trusted=trusted, give_up=True,
         )  # fmt: skip
-    with tenant_context(tenant_id):
-        counts.outcomes.update(
-            {
-                outcome or "failed": n
-                for outcome, n in LearnRequest.objects.filter(id__in=[q.id for q in requests])
-                .values_list("outcome")
-                .annotate(n=Count("id"))
-                .values_list("outcome", "n")
-            }
+    with tenant_context(tenant_id), connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT outcome, count(*) FROM {_REQUESTS} WHERE id = ANY(%s) GROUP BY outcome",  # noqa: S608
+            [[q.id for q in requests]],
         )
+        counts.outcomes.update({outcome or "failed": n for outcome, n in cursor.fetchall()})
     return counts
 
+
+_REQUESTS = LearnRequest._meta.db_table
 
 # What an imported lesson's rows refer to: the tables whose rows the
 # deferred same-tenant checks look up, one per reference written.
@@ -264,8 +265,8 @@ def _requests_write(
             ],
         )  # fmt: skip
         requests = [
-            LearnRequest(
-                tenant_id=tenant_id, agent_id=belief.agent_id, content=r.content,
+            unsaved(
+                LearnRequest, tenant_id=tenant_id, agent_id=belief.agent_id, content=r.content,
                 situation=r.situation, kind=r.kind, confidence=r.confidence,
                 idempotency_key=r.key, belief=belief, lease_until=lease, claims=1,
             )

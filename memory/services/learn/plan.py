@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts.models import Agent, Role
 from accounts.tenancy import tenant_context
+from config.db.bulk import unsaved
 from config.metrics import JUDGE_FALLBACKS
 from memory.embeddings import Vector
 from memory.guard import Screening, screen_lesson
@@ -306,7 +307,8 @@ def _decide(
     relation = verdict.relation if target is not None else Relation.NOVEL
 
     def new_lesson(status: LessonStatus) -> uuid.UUID:
-        lesson = Lesson(
+        lesson = unsaved(
+            Lesson,
             id=uuid.uuid4(),
             tenant_id=request.tenant_id,
             kind=request.kind,
@@ -334,8 +336,8 @@ def _decide(
 
     def edge(kind: EdgeKind, lesson_id: uuid.UUID) -> None:
         plan.edges.append(
-            Edge(tenant_id=request.tenant_id, kind=kind, belief_id=request.belief_id,
-                 to_lesson_id=lesson_id)
+            unsaved(Edge, tenant_id=request.tenant_id, kind=kind, belief_id=request.belief_id,
+                    to_lesson_id=lesson_id)
         )  # fmt: skip
 
     if relation == Relation.DUPLICATE and target is not None:
