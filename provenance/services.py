@@ -99,7 +99,7 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
         made,
         roots,
         [
-            unsaved(Edge, tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief=belief,
+            unsaved(Edge, tenant_id=tenant_id, kind=EdgeKind.DERIVED_FROM, belief_id=belief.id,
                     to_observation_id=root.id)
             for belief, root in zip(made, roots, strict=True)
         ]

@@ -268,7 +268,7 @@ def _requests_write(
             unsaved(
                 LearnRequest, tenant_id=tenant_id, agent_id=belief.agent_id, content=r.content,
                 situation=r.situation, kind=r.kind, confidence=r.confidence,
-                idempotency_key=r.key, belief=belief, lease_until=lease, claims=1,
+                idempotency_key=r.key, belief_id=belief.id, lease_until=lease, claims=1,
             )
             for r, belief in zip(records, beliefs, strict=True)
         ]  # fmt: skip
