@@ -115,13 +115,18 @@ def _raw_records(path: Path) -> Iterator[tuple[int, Any]]:
             if not data.strip():
                 continue
             try:
-                yield number, orjson.loads(data)
-                continue
+                raw = orjson.loads(data)
             except orjson.JSONDecodeError:
-                pass
+                raw = None  # read below
+            else:
+                # orjson reads an integer past 64 bits as a float: an id is
+                # the one field where that changes what the record says.
+                if not (isinstance(raw, dict) and isinstance(raw.get("id"), float)):
+                    yield number, raw
+                    continue
             # What orjson refuses and the standard library reads (NaN, a lone
-            # surrogate, an integer past 64 bits) is read as before, so the
-            # record gets the same check and the same code.
+            # surrogate) is read as before, so the record gets the same check
+            # and the same code; so is a record whose id orjson made a float.
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:

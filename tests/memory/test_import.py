@@ -207,6 +207,28 @@ def test_records_are_checked_like_a_learn(tmp_path):
         list(read_records(path, "csv"))
 
 
+def test_lines_are_read_as_the_json_standard_says(tmp_path):
+    """JSON Lines are parsed with orjson; what it refuses or reads otherwise
+    than the standard library (an integer past 64 bits) gets the same
+    answer as before."""
+    path = tmp_path / "raw.jsonl"
+    path.write_bytes(
+        b'{"content": "caf\xc3\xa9", "vector": [' + b", ".join([b"1"] * 383 + [b"0.5"]) + b"]}\n"
+        b'{"content": "caf\xff"}\n'  # not UTF-8
+        b'{"content": "ok",}\n'  # not JSON
+        b"\n"
+        b'{"content": "big id", "id": 1180591620717411303424}\n'
+        b'{"content": "float id", "id": 1.5}\n'
+    )
+    found = list(read_records(path))
+    assert [(r.line, r.code) for r in found if isinstance(r, Rejected)] == [
+        (2, "invalid_utf8"), (3, "invalid_json"), (6, "invalid_id"),
+    ]  # fmt: skip
+    cafe, big = (r for r in found if isinstance(r, ImportRecord))
+    assert cafe.content == "café" and cafe.vector == [1] * 383 + [0.5]
+    assert big.key == "import:tributary:1180591620717411303424" and big.line == 5
+
+
 def test_an_unknown_tenant_or_file_is_refused(tmp_path):
     path = write_lines(tmp_path / "a.jsonl", [{"content": DEPLOYS}])
     with pytest.raises(CommandError, match="no tenant 'nobody'"):
