@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from accounts.principal import AgentPrincipal
 from accounts.tenancy import tenant_transaction
 from config.broker import broker
-from config.db.bulk import rows_insert
+from config.db.bulk import rows_insert, unsaved
 from config.telemetry import span
 from memory.models import (
     LearnRequest,
@@ -66,7 +66,8 @@ def lesson_learn(
                     confidence=confidence,
                     parents=parents,
                 )
-                request = LearnRequest(
+                request = unsaved(
+                    LearnRequest,
                     tenant_id=principal.tenant_id,
                     agent_id=principal.agent_id,
                     content=content,
@@ -75,7 +76,7 @@ def lesson_learn(
                     confidence=confidence,
                     derived_from=[{"type": p.type, "id": str(p.id)} for p in parents],
                     idempotency_key=idempotency_key or "",
-                    belief=belief,
+                    belief_id=belief.id,
                 )
                 rows_insert([request])
         except IntegrityError:
