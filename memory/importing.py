@@ -119,23 +119,53 @@ def _raw_records(path: Path) -> Iterator[tuple[int, Any]]:
             except orjson.JSONDecodeError:
                 raw = None  # read below
             else:
-                # orjson reads an integer past 64 bits as a float: an id is
-                # the one field where that changes what the record says.
-                if not (isinstance(raw, dict) and isinstance(raw.get("id"), float)):
+                if not _past_64_bits(raw):
                     yield number, raw
                     continue
             # What orjson refuses and the standard library reads (NaN, a lone
-            # surrogate) is read as before, so the record gets the same check
-            # and the same code; so is a record whose id orjson made a float.
+            # surrogate), or reads otherwise (an integer past 64 bits, made a
+            # float), is read as before: the record says the same and gets
+            # the same check and code.
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 yield number, Rejected(number, "invalid_utf8", "the line is not valid UTF-8")
                 continue
             try:
-                yield number, json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield number, Rejected(number, "invalid_json", f"not JSON: {exc.msg}")
+                parsed = json.loads(text)
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+                yield number, Rejected(number, "invalid_json", f"not JSON: {_why(exc)}")
+                continue
+            yield number, parsed
+
+
+_FLOAT_OF_A_HUGE_INT = float(2**63)
+
+
+def _past_64_bits(raw: Any) -> bool:
+    """Whether orjson read an integer past 64 bits in ``raw`` (it makes one a
+    float: in a mem0 category or a LangGraph value, text the record keeps,
+    or an id, that changes what the record says). A record's own vector is
+    left out: a component that large is refused either way."""
+    stack = [v for k, v in raw.items() if k != "vector"] if isinstance(raw, dict) else [raw]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, float):
+            if abs(value) >= _FLOAT_OF_A_HUGE_INT:
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
+
+
+def _why(exc: ValueError | RecursionError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)  # an integer of more digits than Python converts
 
 
 def _one_document(path: Path) -> bool:
@@ -149,7 +179,7 @@ def _one_document(path: Path) -> bool:
         rest = stream.read(1 << 16).strip()
     try:
         parsed = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return True
     return not rest and isinstance(parsed, dict) and _listed(parsed)
 
@@ -165,6 +195,8 @@ def _document(path: Path) -> list[Any] | Rejected:
         return Rejected(1, "invalid_utf8", "the file is not valid UTF-8")
     except json.JSONDecodeError as exc:
         return Rejected(exc.lineno, "invalid_json", f"not JSON: {exc.msg}")
+    except (ValueError, RecursionError) as exc:
+        return Rejected(1, "invalid_json", f"not JSON: {_why(exc)}")
     if isinstance(document, dict):
         for name in ("results", "memories", "items"):
             if isinstance(document.get(name), list):

@@ -229,6 +229,26 @@ def test_lines_are_read_as_the_json_standard_says(tmp_path):
     assert big.key == "import:tributary:1180591620717411303424" and big.line == 5
 
 
+def test_an_integer_past_64_bits_says_the_same_in_every_format(tmp_path):
+    big = 123456789012345678901234567890
+    mem0 = tmp_path / "mem0.jsonl"
+    mem0.write_text(
+        json.dumps({"id": "m0", "memory": "first"}) + "\n"
+        + json.dumps({"memory": "use retries", "categories": ["ops", big]}) + "\n"
+        + '{"id": "m2", "memory": "' + "1" * 5000 + '", "x": ' + "1" * 5000 + "}\n"
+        + "[" * 5000 + "]" * 5000 + "\n"
+    )  # fmt: skip
+    first, retries, *refused = read_records(mem0, "mem0")
+    assert isinstance(first, ImportRecord) and first.key == "import:mem0:m0"
+    assert isinstance(retries, ImportRecord)
+    assert retries.situation == f"categories: ops, {big}"
+    assert [(r.line, r.code) for r in refused] == [(3, "invalid_json"), (4, "invalid_json")]
+    dump = tmp_path / "store.jsonl"
+    dump.write_text(json.dumps({"namespace": ["a"], "key": "k1", "value": {"n": big}}) + "\n")
+    [item] = read_records(dump, "langgraph")
+    assert isinstance(item, ImportRecord) and item.content == f'{{"n": {big}}}'
+
+
 def test_an_unknown_tenant_or_file_is_refused(tmp_path):
     path = write_lines(tmp_path / "a.jsonl", [{"content": DEPLOYS}])
     with pytest.raises(CommandError, match="no tenant 'nobody'"):
