@@ -89,9 +89,8 @@ def beliefs_record_rooted(*, tenant_id: uuid.UUID, beliefs: list[RootedBelief]) 
     roots = [
         unsaved(
             Observation, tenant_id=tenant_id, agent_id=b.agent_id, source_type=b.source_type,
-            content=b.root,
-            content_hash=Observation.hash_content(b.root), source_uri=b.source_uri,
-            source_family=b.source_family,
+            content=b.root, content_hash=Observation.hash_content(b.root),
+            source_uri=b.source_uri, source_family=b.source_family,
         )
         for b in beliefs
     ]  # fmt: skip
