@@ -36,6 +36,7 @@ from config.db.prepared import (
     fetch_prepared,
     fetch_together,
     run_bound,
+    run_bound_all,
     run_unprepared_all,
 )
 from config.errors import NotFound
@@ -190,7 +191,10 @@ def _exact_neighbours(
     prefix: str | None = None,
     *,
     history: bool = False,
+    generic: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
+    """``generic``: the tenant is small enough to search exactly (see
+    ``_GENERIC_PLAN``)."""
     window, params = _window(as_of, prefix, history=history)
     # The sort is over the subquery's column (OFFSET 0 keeps it a subquery):
     # the planner cannot take the HNSW index for it, so the scan is exact,
@@ -211,12 +215,34 @@ def _exact_neighbours(
         ORDER BY distance
         LIMIT %(limit)s
     """  # noqa: S608 (window is one of two constants)
-    rows = fetch_prepared(
-        sql,
-        {"q": _vector_parameter(vector), "tenant": tenant_id, "kinds": list(kinds),
-         "limit": limit, **params},
-    )  # fmt: skip
+    params = {"q": _vector_parameter(vector), "tenant": tenant_id, "kinds": list(kinds),
+              "limit": limit, **params}  # fmt: skip
+    if generic and settings.TRIBUTARY_PREPARED_STATEMENTS:
+        _, rows, _ = run_bound_all([_GENERIC_PLAN, (sql, params), _PLAN_AS_BEFORE])
+    else:
+        rows = fetch_prepared(sql, params)
     return [(row[0], float(row[1])) for row in rows]
+
+
+# A small tenant's exact search cost more to plan than to run: PostgreSQL
+# kept planning it for each call's parameters (its generic plan, costed for
+# a tenant of average size, never looked cheaper than the custom ones), and
+# planning a query on memory_lesson checks every tenant's partial HNSW index.
+# Its generic plan — the tenant's rows through the B-tree, every distance —
+# is the right one at every size searched exactly: 0.57 → 0.39 ms p50 under
+# 100 lessons, 0.89 → 0.66 at 100–999, 2.27 → 2.15 at 1,000–3,000
+# (docs/benchmarks.md). So the search runs with ``plan_cache_mode`` forced
+# to generic, and the mode is put back as it was in the same round trip.
+_GENERIC_PLAN: tuple[str, list[Any]] = (
+    "SELECT set_config('plan_cache_mode', 'force_generic_plan', true) FROM "
+    "(SELECT set_config('tributary.plan_cache_mode', current_setting('plan_cache_mode'), true))"
+    " AS saved",
+    [],
+)
+_PLAN_AS_BEFORE: tuple[str, list[Any]] = (
+    "SELECT set_config('plan_cache_mode', current_setting('tributary.plan_cache_mode'), true)",
+    [],
+)
 
 
 def probe_similarities(
@@ -321,8 +347,9 @@ def _planned_neighbours(
 ) -> list[tuple[uuid.UUID, float]]:
     """The search ``search_plan``'s answer calls for: exact for a small or
     not yet indexed tenant, else HNSW, exact again if that came back short."""
-    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
-        return _exact_neighbours(tenant_id, kinds, vector, limit, None)
+    small = size <= settings.TRIBUTARY_EXACT_SEARCH_MAX
+    if small or not indexed:
+        return _exact_neighbours(tenant_id, kinds, vector, limit, None, generic=small)
     found = _approximate_neighbours(tenant_id, kinds, vector, limit)
     if len(found) < min(limit, size):
         return _exact_neighbours(tenant_id, kinds, vector, limit, None)

@@ -566,3 +566,42 @@ def test_a_recall_reads_a_forgotten_plan_in_the_round_trip_of_its_first_reads(mo
     remembered, found_warm = round_trips(remembered=True)
     assert found_cold == found_warm and len(found_cold) == 5
     assert forgotten == remembered > 0
+
+
+def _search_plans() -> tuple[int, int]:
+    """(generic, custom) plans run so far by this connection's prepared
+    exact searches."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0) "
+            "FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%FROM memory_lesson%OFFSET 0%"],
+        )
+        generic, custom = cursor.fetchone()
+    return int(generic), int(custom)
+
+
+def test_a_small_tenants_search_runs_its_generic_plan_and_leaves_the_mode_as_it_was():
+    alice = make_caller("generic-plan", "alice")
+    tenant_id = alice.agent.tenant_id
+    learn_now(alice, "The deploy script needs the --force flag on Fridays.")
+    learn_now(alice, "Backups of the orders database run at 02:00 UTC.")
+    vector = embed(["which flag does the deploy need"])[0]
+    for scope in (tenant_context, tenant_reads):
+        with scope(tenant_id):
+            before = _search_plans()
+            found = [
+                selectors.nearest_lessons(
+                    tenant_id=tenant_id, kinds=["lesson"], vector=vector, limit=5
+                )
+                for _ in range(3)
+            ]
+            after = _search_plans()
+        assert all(len(answer) == 2 for answer in found)
+        assert (after[0] - before[0], after[1] - before[1]) == (3, 0)  # never planned per call
+    # Inside a transaction the mode the caller had is back after the search.
+    with tenant_context(tenant_id), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        selectors.nearest_lessons(tenant_id=tenant_id, kinds=["lesson"], vector=vector, limit=5)
+        cursor.execute("SHOW plan_cache_mode")
+        assert cursor.fetchone()[0] == "force_custom_plan"
