@@ -30,6 +30,7 @@ from accounts.models import Agent, Role, Tenant
 from accounts.services import agent_ensure
 from accounts.tenancy import tenant_context, tenant_transaction
 from config.db.bulk import rows_insert, unsaved
+from config.db.prepared import run_bound
 from config.telemetry import span
 from memory.ahead import Ahead
 from memory.embeddings import EmbeddingProvider, Vector
@@ -45,6 +46,14 @@ from memory.services.learn.worker import (
 )
 from provenance.models import Belief, Observation, SourceType
 from provenance.services import RootedBelief, beliefs_record_rooted
+
+_REQUESTS = LearnRequest._meta.db_table
+# Names from the model's metadata, never from input.
+_KNOWN_SQL = (
+    f"SELECT agent_id, idempotency_key FROM {_REQUESTS} "  # noqa: S608
+    "WHERE agent_id = ANY(%s) AND idempotency_key = ANY(%s)"
+)
+_OUTCOMES_SQL = f"SELECT outcome, count(*) FROM {_REQUESTS} WHERE id = ANY(%s) GROUP BY outcome"  # noqa: S608
 
 
 @dataclass
@@ -102,15 +111,14 @@ def import_batch_read(
     counts = ImportCounts(read=len(records))
     with tenant_context(tenant_id):
         agents = _authors(tenant_id, {r.author or default_author for r in records})
-        # Two array parameters, not an IN list of the batch's 500 keys
-        # that the ORM would compile and psycopg convert one by one.
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT agent_id, idempotency_key FROM {_REQUESTS} "  # noqa: S608
-                "WHERE agent_id = ANY(%s) AND idempotency_key = ANY(%s)",
+        # Two array parameters bound on the server, not an IN list of the
+        # batch's 500 keys that the ORM would compile and convert one by one.
+        known: set[tuple[uuid.UUID, str]] = set(
+            run_bound(
+                _KNOWN_SQL,
                 [[a.id for a in agents.values()], list({r.key for r in records})],
             )
-            known: set[tuple[uuid.UUID, str]] = set(cursor.fetchall())
+        )
     known.update(coming)
     fresh: list[ImportRecord] = []
     for record in records:
@@ -175,16 +183,11 @@ def import_batch_write(
             tenant_id=tenant_id, items=items, judge=None if trusted else judge,
             progress=BatchProgress(), trusted=trusted, give_up=True,
         )  # fmt: skip
-    with tenant_context(tenant_id), connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT outcome, count(*) FROM {_REQUESTS} WHERE id = ANY(%s) GROUP BY outcome",  # noqa: S608
-            [[q.id for q in requests]],
-        )
-        counts.outcomes.update({outcome or "failed": n for outcome, n in cursor.fetchall()})
+    with tenant_context(tenant_id):
+        outcomes = run_bound(_OUTCOMES_SQL, [[q.id for q in requests]])
+    counts.outcomes.update({outcome or "failed": n for outcome, n in outcomes})
     return counts
 
-
-_REQUESTS = LearnRequest._meta.db_table
 
 # What an imported lesson's rows refer to: the tables whose rows the
 # deferred same-tenant checks look up, one per reference written.
