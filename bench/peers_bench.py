@@ -13,7 +13,9 @@ In a private temporary stack (one PostgreSQL server for everyone):
   ``bench/_corpus.py``), loaded through ``manage.py import_lessons --trust``
   with their vectors (``--load copy``: COPYed into the lesson table alone,
   for a million); the beat task's sync builds
-  the HNSW index of each tenant past ``TRIBUTARY_EXACT_SEARCH_MAX``.
+  the HNSW index of each tenant past the exact-search threshold (measured
+  here first, as the index sync does, unless ``TRIBUTARY_EXACT_SEARCH_MAX``
+  fixes it).
   *search* is ``nearest_lessons`` in ``tenant_reads`` (the tenant's scope
   and the search plan included; each round trip a read-only implicit
   transaction, as the MCP server's reads run), *search, transaction* the
@@ -111,13 +113,35 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     settings.TRIBUTARY_EXACT_SEARCH_MAX = args.index_from
     build_while_serving(corpus, rng)
     settings.TRIBUTARY_EXACT_SEARCH_MAX = threshold
-    print(f"the service searches exactly up to {threshold} lessons")
+    calibrate(corpus)
     sizes_report(data_dir, corpus)
     bare = BarePgvector(data_dir, corpus)
     store = None if args.no_langgraph else LangGraphStore(data_dir, corpus)
     measure(corpus, bare, store, args.queries, rng, args.index_from)
     if store is not None and not args.no_end_to_end:
         end_to_end(corpus, store, args.queries, rng)
+
+
+def calibrate(corpus: Corpus) -> None:
+    """With ``TRIBUTARY_EXACT_SEARCH_MAX=auto`` (the default), what the
+    index sync does on a service: time exact search against the tenants'
+    own indexes here and record the crossover "tributary search" then
+    obeys (memory/search_cost.py)."""
+    from memory import hnsw, search_cost
+
+    if search_cost.fixed_exact_max() is None:
+        valid = hnsw.tenant_indexes()
+        sizes = {t.id: t.size for t in corpus.tenants}
+        indexed = {t.id for t in corpus.tenants if valid.get(hnsw.index_name(t.id))}
+        samples, found = search_cost.calibrate(sizes, indexed)
+        for sample in samples:
+            index = f", own index {sample.hnsw_ms:.3f} ms" if sample.hnsw_ms is not None else ""
+            print(f"  timed {sample.lessons:>6} lessons: exact {sample.exact_ms:.3f} ms{index}")
+        if found is not None:
+            print(f"measured: exact {found.exact_fixed_ms:.3f} ms + "
+                  f"{found.exact_per_1000_ms:.3f} ms per 1,000 lessons, own index "
+                  f"{found.hnsw_ms:.3f} ms")  # fmt: skip
+    print(f"the service searches exactly up to {search_cost.exact_search_max()} lessons")
 
 
 def build_while_serving(corpus: Corpus, rng: random.Random) -> None:

@@ -416,13 +416,28 @@ TRIBUTARY_CORROBORATION = {
         "TRIBUTARY_CORROBORATION_STRICT", False, "Recall only corroborated lessons."
     ),
 }  # fmt: skip
-TRIBUTARY_EXACT_SEARCH_MAX = env_int(
+_exact_search_max = env_str(
     "TRIBUTARY_EXACT_SEARCH_MAX",
-    2000,
-    "Recall searches a tenant's active lessons exactly up to this many; above it, HNSW with "
-    "pgvector's iterative scan (2,000: where the two cost the same, measured by "
-    "bench/peers_bench.py; see docs/benchmarks.md).",
-    minimum=0,
+    "auto",
+    "Recall searches a tenant's active lessons exactly up to this many; above it, through the "
+    "tenant's own HNSW index. auto: where the two cost the same on this database server, "
+    "measured by the index sync (memory/search_cost.py; 2,000 until first measured); a number "
+    "fixes it.",
+)
+if _exact_search_max == "auto":
+    TRIBUTARY_EXACT_SEARCH_MAX: int | str = "auto"
+elif (_exact_search_max or "").strip().isdigit():
+    TRIBUTARY_EXACT_SEARCH_MAX = int(str(_exact_search_max).strip())
+else:
+    raise ImproperlyConfigured(
+        f"TRIBUTARY_EXACT_SEARCH_MAX must be auto or a whole number, got {_exact_search_max!r}"
+    )
+TRIBUTARY_SEARCH_CALIBRATION_HOURS = env_int(
+    "TRIBUTARY_SEARCH_CALIBRATION_HOURS",
+    24,
+    "With TRIBUTARY_EXACT_SEARCH_MAX=auto, how often the index sync measures exact search "
+    "against the tenants' HNSW indexes again.",
+    minimum=1,
 )
 TRIBUTARY_HNSW = env_str(
     "TRIBUTARY_HNSW",
@@ -440,8 +455,8 @@ TRIBUTARY_HNSW_EF_SEARCH = env_int(
 TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS = env_int(
     "TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS",
     120,
-    "How often the beat task builds the HNSW index of each tenant past "
-    "TRIBUTARY_EXACT_SEARCH_MAX active lessons (and drops those of tenants below half of it).",
+    "How often the beat task builds the HNSW index of each tenant past the exact-search "
+    "threshold (TRIBUTARY_EXACT_SEARCH_MAX) and drops those of tenants below half of it.",
     minimum=10,
 )
 TRIBUTARY_RECALL_FLUSH_SECONDS = env_int(

@@ -1,6 +1,7 @@
 """HNSW indexes for large tenants: whether they can exist, and keeping them.
 
-A tenant with more than ``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons gets
+A tenant past the exact-search threshold (``TRIBUTARY_EXACT_SEARCH_MAX``:
+by default measured where the service runs, ``memory.search_cost``) gets
 an HNSW index of its own: partial, over that tenant's active lessons only
 (``WHERE tenant_id = '…' AND status = 'active'``). One index shared by every
 tenant is what docs/design.md §11 warns about: the tenant filter applies after the
@@ -14,7 +15,8 @@ shared buffers). Smaller tenants are searched exactly through the
 
 ``search_indexes_sync`` (a Celery beat task every
 ``TRIBUTARY_SEARCH_INDEX_SYNC_SECONDS``, and ``manage.py search_indexes``)
-builds the index of each tenant past the threshold with ``CREATE INDEX
+measures the threshold when it is due, builds the index of each tenant past
+it with ``CREATE INDEX
 CONCURRENTLY`` — learns go on while it builds — and drops the index of a
 tenant that has shrunk below half the threshold. Until a tenant's index is
 valid its recall is exact: correct, only slower. Client-side parameter
@@ -44,6 +46,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.db.advisory import advisory_try_lock, advisory_unlock
+from memory import search_cost
 
 log = logging.getLogger(__name__)
 
@@ -95,22 +98,31 @@ class SyncReport:
     dropped: list[str] = field(default_factory=list)
     waiting: list[str] = field(default_factory=list)  # wanted, left for the next run
     skipped: str = ""  # why nothing was done
+    calibrated: int | None = None  # the threshold this run measured, if it measured one
 
     def __str__(self) -> str:
         if self.skipped:
             return f"search indexes: nothing done ({self.skipped})"
+        measured = (
+            f"; measured: exact search up to {self.calibrated} lessons"
+            if self.calibrated is not None
+            else ""
+        )
         return (
             f"search indexes: built {len(self.built)}, dropped {len(self.dropped)}, "
-            f"left for the next run {len(self.waiting)}"
+            f"left for the next run {len(self.waiting)}{measured}"
         )
 
 
-def search_indexes_sync(*, max_builds: int | None = None) -> SyncReport:
-    """Build the HNSW index of every tenant past ``TRIBUTARY_EXACT_SEARCH_MAX``
-    active lessons that lacks one (at most ``max_builds`` per run, default
-    ``TRIBUTARY_SEARCH_INDEX_BUILDS``), rebuild one a failed build left
-    invalid, and drop those of tenants below half the threshold (or all of
-    them where HNSW cannot run). Idempotent; one run at a time.
+def search_indexes_sync(
+    *, max_builds: int | None = None, calibrate: bool | None = None
+) -> SyncReport:
+    """Measure the exact-search threshold when it is due (``calibrate``:
+    True measures now, False never; ``memory.search_cost``), build the HNSW
+    index of every tenant past it that lacks one (at most ``max_builds`` per
+    run, default ``TRIBUTARY_SEARCH_INDEX_BUILDS``), rebuild one a failed
+    build left invalid, and drop those of tenants below half the threshold
+    (or all of them where HNSW cannot run). Idempotent; one run at a time.
 
     Precondition: outside any transaction (``CREATE INDEX CONCURRENTLY``).
     """
@@ -131,7 +143,10 @@ def search_indexes_sync(*, max_builds: int | None = None) -> SyncReport:
                     "SELECT tenant_id, sum(active_count) FROM memory_scope GROUP BY tenant_id"
                 )
                 sizes = {tenant: int(size) for tenant, size in cursor.fetchall()}
-        threshold = settings.TRIBUTARY_EXACT_SEARCH_MAX
+        if wanted and (search_cost.calibration_due() if calibrate is None else calibrate):
+            _calibrate(sizes, existing, report)
+            existing = tenant_indexes()
+        threshold = search_cost.exact_search_max()
         keep = {index_name(t) for t, size in sizes.items() if size * 2 >= threshold}
         for name, valid in sorted(existing.items()):
             # Not wanted any more, or a leftover of a failed build (no other
@@ -151,20 +166,37 @@ def search_indexes_sync(*, max_builds: int | None = None) -> SyncReport:
             if len(report.built) >= limit:
                 report.waiting.append(index_name(tenant_id))
                 continue
-            _execute(
-                f"SET maintenance_work_mem = '{int(settings.TRIBUTARY_HNSW_BUILD_MEMORY_MB)}MB'"
-            )
-            try:
-                _execute(create_sql(tenant_id))
-            finally:
-                _execute("RESET maintenance_work_mem")
-            log.info(
-                "built HNSW index %s (%d active lessons)", index_name(tenant_id), sizes[tenant_id]
-            )
-            report.built.append(index_name(tenant_id))
+            _build(tenant_id, sizes[tenant_id], report)
         return report
     finally:
         advisory_unlock(SYNC_LOCK)
+
+
+def _build(tenant_id: uuid.UUID, size: int, report: SyncReport) -> None:
+    _execute(f"SET maintenance_work_mem = '{int(settings.TRIBUTARY_HNSW_BUILD_MEMORY_MB)}MB'")
+    try:
+        _execute(create_sql(tenant_id))
+    finally:
+        _execute("RESET maintenance_work_mem")
+    log.info("built HNSW index %s (%d active lessons)", index_name(tenant_id), size)
+    report.built.append(index_name(tenant_id))
+
+
+def _calibrate(sizes: dict[uuid.UUID, int], existing: dict[str, bool], report: SyncReport) -> None:
+    """Time exact search against the tenants' indexes (``memory.search_cost``),
+    first building one to time where no tenant has a valid index. A failed
+    measurement leaves the threshold as it was: the sync goes on."""
+    indexed = {t for t in sizes if existing.get(index_name(t))}
+    probe = search_cost.probe_tenant(sizes, indexed)
+    if probe is not None:
+        _build(probe, sizes[probe], report)
+        indexed = {probe}
+    try:
+        _, found = search_cost.calibrate(sizes, indexed)
+    except Exception:
+        log.exception("search cost: the measurement failed; the threshold is unchanged")
+        return
+    report.calibrated = found.exact_max if found is not None else None
 
 
 def _execute(sql: str) -> None:

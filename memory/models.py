@@ -4,7 +4,8 @@ happens to lessons: events, disputes, curator actions, kind policies.
 Events never carry lesson content (a forgotten lesson's event must not keep
 what was forgotten).
 
-Every table is a tenant table under row-level security; references between
+Every table but the evaluation history and the search calibration (numbers
+only) is a tenant table under row-level security; references between
 tenant rows are composite ``(id, tenant_id)`` foreign keys (see the
 migrations), so nothing can point across tenants.
 """
@@ -275,6 +276,29 @@ class EvalRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tier} {self.judge} {self.commit or '?'} {'pass' if self.passed else 'FAIL'}"
+
+
+class SearchCalibration(models.Model):
+    """One measurement of what a search costs on this database server, exact
+    against a tenant's own HNSW index (``memory.search_cost``), and the
+    crossover it gives: tenants up to ``exact_max`` active lessons are
+    searched exactly, larger ones through their index. The newest row is
+    the one in force while ``TRIBUTARY_EXACT_SEARCH_MAX`` is ``auto``. Holds
+    no tenant data: sizes and times only."""
+
+    id = models.BigAutoField(primary_key=True)
+    measured_at = models.DateTimeField(default=timezone.now, editable=False)
+    exact_max = models.IntegerField()
+    exact_fixed_ms = models.FloatField()  # an exact search's cost at no lessons
+    exact_per_1000_ms = models.FloatField()  # … and per 1,000 lessons scanned
+    hnsw_ms = models.FloatField(null=True, blank=True)  # None: no index to time
+    samples = models.JSONField(default=list)  # [{lessons, exact_ms, hnsw_ms}]
+
+    class Meta:
+        indexes = [models.Index(fields=["-measured_at"], name="searchcalibration_newest")]
+
+    def __str__(self) -> str:
+        return f"exact up to {self.exact_max} lessons ({self.measured_at:%Y-%m-%d %H:%M})"
 
 
 class ModelCall(models.Model):

@@ -5,12 +5,13 @@ query); each also names the tenant explicitly so that PostgreSQL can use the
 per-tenant indexes.
 
 Search strategy, chosen per query (docs/design.md §5): a tenant with at most
-``TRIBUTARY_EXACT_SEARCH_MAX`` active lessons in the searched kinds is
-searched exactly through the (tenant, kind, status) B-tree — exact, and
-milliseconds at that size; a larger one through its own partial HNSW index
-(memory/hnsw.py) with pgvector's relaxed iterative scan, falling back to
-exact while the index is not built yet or if it comes back short. Time
-travel is always exact (the HNSW indexes hold only active lessons).
+the exact-search threshold of active lessons in the searched kinds (measured
+where the service runs: memory/search_cost.py) is searched exactly through
+the (tenant, kind, status) B-tree — exact, and cheaper than an index walk at
+that size; a larger one through its own partial HNSW index (memory/hnsw.py)
+with pgvector's relaxed iterative scan, falling back to exact while the
+index is not built yet or if it comes back short. Time travel is always
+exact (the HNSW indexes hold only active lessons).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from config.db.prepared import (
 from config.errors import NotFound
 from config.metrics import RECALL_SECONDS, Timer
 from config.telemetry import span
-from memory import hnsw
+from memory import hnsw, search_cost
 from memory.embeddings import Vector, embed_query_soon
 from memory.judge import Candidate
 from memory.models import Kind, LearnRequest, Lesson, LessonRecallStats, LessonStatus
@@ -131,8 +132,10 @@ def cached_search_plan_with(
 
 
 def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
-    """(active lessons in ``kinds``, whether the tenant's HNSW index is
-    valid), in one round trip: the scope rows' counts and the catalog."""
+    """(active lessons in ``kinds``, whether to search through the tenant's
+    HNSW index: it is valid and the tenant is past the exact-search
+    threshold), in one round trip: the scope rows' counts, the catalog and
+    the threshold in force (``memory.search_cost``)."""
     return search_plan_read(tenant_id=tenant_id, kinds=kinds).fetch()
 
 
@@ -140,13 +143,25 @@ def search_plan_read(
     *, tenant_id: uuid.UUID, kinds: Sequence[str]
 ) -> PreparedRead[tuple[int, bool]]:
     return PreparedRead(
-        "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
-        "                 WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0), "
-        "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
-        "                 WHERE indexrelid = to_regclass(%(index)s)), false)",
-        {"tenant": tenant_id, "kinds": list(kinds), "index": hnsw.index_name(tenant_id)},
+        _SEARCH_PLAN_SQL,
+        {
+            "tenant": tenant_id,
+            "kinds": list(kinds),
+            "index": hnsw.index_name(tenant_id),
+            "exact_max": search_cost.fixed_exact_max(),
+        },
         lambda rows: (int(rows[0][0]), bool(rows[0][1])) if rows else (0, False),
     )
+
+
+_SEARCH_PLAN_SQL = (
+    "SELECT size, valid AND size > "  # noqa: S608 (constants)
+    + search_cost.THRESHOLD_SQL
+    + " FROM (SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
+    "    WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0) AS size, "
+    "  coalesce((SELECT indisvalid AND indisready FROM pg_index "
+    "    WHERE indexrelid = to_regclass(%(index)s)), false) AS valid) AS plan"
+)
 
 
 _NOTHING: PreparedRead[None] = PreparedRead(None, {}, lambda rows: None)
@@ -193,7 +208,7 @@ def _exact_neighbours(
     history: bool = False,
     generic: bool = False,
 ) -> list[tuple[uuid.UUID, float]]:
-    """``generic``: the tenant is small enough to search exactly (see
+    """``generic``: the search plan calls for an exact search (see
     ``_GENERIC_PLAN``)."""
     window, params = _window(as_of, prefix, history=history)
     # The sort is over the subquery's column (OFFSET 0 keeps it a subquery):
@@ -333,8 +348,8 @@ def nearest_lessons(
         return _exact_neighbours(
             tenant_id, kinds, vector, limit, as_of, situation_prefix, history=history
         )
-    size, indexed = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
-    return _planned_neighbours(tenant_id, kinds, vector, limit, size, indexed)
+    size, through_index = cached_search_plan(tenant_id=tenant_id, kinds=kinds)
+    return _planned_neighbours(tenant_id, kinds, vector, limit, size, through_index)
 
 
 def _planned_neighbours(
@@ -343,13 +358,12 @@ def _planned_neighbours(
     vector: Vector,
     limit: int,
     size: int,
-    indexed: bool,
+    through_index: bool,
 ) -> list[tuple[uuid.UUID, float]]:
     """The search ``search_plan``'s answer calls for: exact for a small or
     not yet indexed tenant, else HNSW, exact again if that came back short."""
-    small = size <= settings.TRIBUTARY_EXACT_SEARCH_MAX
-    if small or not indexed:
-        return _exact_neighbours(tenant_id, kinds, vector, limit, None, generic=small)
+    if not through_index:
+        return _exact_neighbours(tenant_id, kinds, vector, limit, None, generic=True)
     found = _approximate_neighbours(tenant_id, kinds, vector, limit)
     if len(found) < min(limit, size):
         return _exact_neighbours(tenant_id, kinds, vector, limit, None)
@@ -398,13 +412,13 @@ def lesson_candidates_many(
         return []
     # Never the cached plan: an empty tenant's batch skips the read, and the
     # judge must see a lesson learned a moment ago.
-    size, indexed = search_plan(tenant_id=tenant_id, kinds=[kind])
-    if size <= settings.TRIBUTARY_EXACT_SEARCH_MAX or not indexed:
+    size, through_index = search_plan(tenant_id=tenant_id, kinds=[kind])
+    if not through_index:
         nears = _exact_neighbours_many(tenant_id, kind, vectors, limit) if size else []
         nears = nears or [[] for _ in vectors]
     else:
         nears = [  # one plan for the batch, not one per vector
-            _planned_neighbours(tenant_id, [kind], v, limit, size, indexed) for v in vectors
+            _planned_neighbours(tenant_id, [kind], v, limit, size, True) for v in vectors
         ]
     rows = Lesson.objects.only("id", "content", "situation", "author_id").in_bulk(
         {lesson_id for near in nears for lesson_id, _ in near}

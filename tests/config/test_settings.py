@@ -51,3 +51,26 @@ def test_the_readme_documents_every_setting():
     readme = (settings.BASE_DIR / "README.md").read_text()
     missing = [name for name in REGISTRY if not name.startswith("T_") and f"`{name}`" not in readme]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [("", "'auto'"), (" 1500 ", "1500"), ("soon", None), ("-5", None)],
+)
+def test_the_exact_search_threshold_is_auto_or_a_whole_number(value, read):
+    import os
+    import subprocess
+    import sys
+
+    script = "import config.settings as s; print(repr(s.TRIBUTARY_EXACT_SEARCH_MAX))"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TRIBUTARY_EXACT_SEARCH_MAX": value},
+        capture_output=True,
+        text=True,
+    )
+    if read is None:
+        assert done.returncode != 0
+        assert "TRIBUTARY_EXACT_SEARCH_MAX must be auto or a whole number" in done.stderr
+    else:
+        assert done.returncode == 0 and done.stdout.strip() == read

@@ -5,21 +5,22 @@ from __future__ import annotations
 import functools
 import platform
 import uuid
+from collections.abc import Iterator
 from datetime import timedelta
 from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 from pgvector import HalfVector
 
 from accounts.tenancy import tenant_context, tenant_reads
 from config.db import prepared
-from memory import hnsw, relevance, scope_cache, selectors
+from memory import hnsw, relevance, scope_cache, search_cost, selectors
 from memory.embeddings import embed, lesson_text
-from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope
+from memory.models import Lesson, LessonRecallStats, LessonStatus, Scope, SearchCalibration
 from memory.selectors import (
     _exact_neighbours,
     approximate_query,
@@ -34,6 +35,16 @@ from memory.temporal import asks_about_the_past
 from tests.conftest import Caller, learn_now, make_caller
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture(autouse=True)
+def _no_tenant_index_left(transactional_db: None) -> Iterator[None]:
+    """Indexes outlive the flush between tests: each test starts with none."""
+    yield
+    for name in hnsw.tenant_indexes():
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS {name}")
+
 
 CORPUS = [
     "The deploy API answers 429 Too Many Requests unless the request sends X-Batch: true.",
@@ -355,6 +366,78 @@ def test_a_sync_builds_at_most_its_share_and_hnsw_off_drops_every_tenant_index(s
     assert sorted(hnsw.search_indexes_sync().dropped) == built
     assert hnsw.tenant_indexes() == {}
     assert len(_recall(small, QUERY, k=5)) == 5 and len(_recall(big, QUERY, k=5)) == 5
+
+
+def test_auto_measures_where_exact_search_stops_paying_and_acts_on_it(settings):
+    """With no index to time, the sync builds the largest tenant's, times
+    both searches on its real lessons, records the crossover and keeps or
+    drops the index by it; the newest measurement is what every search plan
+    and the next sync obey; a number in the setting overrides it."""
+    big, small = _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = "auto"
+    name = hnsw.index_name(big.agent.tenant_id)
+    assert search_cost.exact_search_max() == search_cost.UNCALIBRATED
+    assert search_cost.calibration_due()
+    assert _plan(big) == (BIG, False)
+
+    report = hnsw.search_indexes_sync()
+    measured = SearchCalibration.objects.get()
+    assert report.calibrated == measured.exact_max == search_cost.exact_search_max()
+    assert report.built == [name]  # built to be timed
+    [sample] = measured.samples  # the small tenant (6 lessons) is too small to time
+    assert sample["lessons"] == BIG and sample["exact_ms"] > 0 and sample["hnsw_ms"] > 0
+    assert measured.hnsw_ms == sample["hnsw_ms"]
+    assert measured.exact_max == search_cost.fit([search_cost.Sample(**sample)]).exact_max
+    kept = measured.exact_max <= BIG * 2
+    assert report.dropped == ([] if kept else [name])
+    assert hnsw.tenant_indexes() == ({name: True} if kept else {})
+    assert _plan(big) == (BIG, kept and measured.exact_max < BIG)
+    assert f"; measured: exact search up to {measured.exact_max} lessons" in str(report)
+    assert not search_cost.calibration_due()
+    assert hnsw.search_indexes_sync().calibrated is None  # not due again
+
+    # The newest measurement is in force: one that says index from 100
+    # lessons indexes the large tenant and searches it through its index …
+    SearchCalibration.objects.create(
+        exact_max=100, exact_fixed_ms=0.2, exact_per_1000_ms=1.0, hnsw_ms=0.3
+    )
+    hnsw.search_indexes_sync()
+    assert hnsw.tenant_indexes() == {name: True}
+    assert _plan(big) == (BIG, True) and _plan(small) == (6, False)
+    assert len(_nearest(big, QUERY, 10)) == 10
+    # … one that says exact up to 50,000 drops it, and searches exactly.
+    SearchCalibration.objects.create(
+        exact_max=50_000, exact_fixed_ms=0.2, exact_per_1000_ms=0.01, hnsw_ms=0.7
+    )
+    assert _plan(big) == (BIG, False)
+    assert hnsw.search_indexes_sync().dropped == [name]
+    # A measurement older than TRIBUTARY_SEARCH_CALIBRATION_HOURS is due again.
+    SearchCalibration.objects.update(measured_at=timezone.now() - timedelta(hours=25))
+    assert search_cost.calibration_due()
+    # A number fixes the threshold: no measurement is due, none is obeyed.
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    assert not search_cost.calibration_due() and search_cost.exact_search_max() == 1000
+    assert hnsw.search_indexes_sync().built == [name]
+    assert _plan(big) == (BIG, True)
+
+
+def test_search_indexes_calibrate_measures_now_and_prints_what_it_timed(settings):
+    _big_and_small()
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    hnsw.search_indexes_sync()  # the large tenant's index (past 1,000)
+    out = StringIO()
+    call_command("search_indexes", "--calibrate", stdout=out)
+    measured = SearchCalibration.objects.get()  # recorded even while a number is in force
+    printed = out.getvalue()
+    assert f"measured: exact search up to {measured.exact_max} lessons" in printed
+    assert "exact search up to 1000 lessons (TRIBUTARY_EXACT_SEARCH_MAX)" in printed
+    assert f"{BIG:>8} lessons: exact " in printed and ", index " in printed
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = "auto"
+    out = StringIO()
+    call_command("search_indexes", "--list", stdout=out)
+    assert f"exact search up to {measured.exact_max} lessons (measured)" in out.getvalue()
+    with pytest.raises(CommandError):
+        call_command("search_indexes", "--list", "--calibrate")
 
 
 def test_where_hnsw_cannot_run_a_large_tenant_gets_no_index_and_exact_answers(settings):
