@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -424,10 +425,11 @@ _exact_search_max = env_str(
     "measured by the index sync (memory/search_cost.py; 2,000 until first measured); a number "
     "fixes it.",
 )
+_exact_search_max = (_exact_search_max or "").strip().lower()
 if _exact_search_max == "auto":
     TRIBUTARY_EXACT_SEARCH_MAX: int | str = "auto"
-elif (_exact_search_max or "").strip().isdigit():
-    TRIBUTARY_EXACT_SEARCH_MAX = int(str(_exact_search_max).strip())
+elif re.fullmatch(r"[0-9]+", _exact_search_max):
+    TRIBUTARY_EXACT_SEARCH_MAX = int(_exact_search_max)
 else:
     raise ImproperlyConfigured(
         f"TRIBUTARY_EXACT_SEARCH_MAX must be auto or a whole number, got {_exact_search_max!r}"

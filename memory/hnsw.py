@@ -143,6 +143,14 @@ def search_indexes_sync(
                     "SELECT tenant_id, sum(active_count) FROM memory_scope GROUP BY tenant_id"
                 )
                 sizes = {tenant: int(size) for tenant, size in cursor.fetchall()}
+        if wanted:
+            # Leftovers of failed builds first (no other sync runs, so an
+            # invalid index is not being built now): never timed, and a
+            # probe build is never mistaken for one that already exists.
+            for name in sorted(n for n, valid in existing.items() if not valid):
+                _execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+                report.dropped.append(name)
+                del existing[name]
         if wanted and (search_cost.calibration_due() if calibrate is None else calibrate):
             _calibrate(sizes, existing, report)
             existing = tenant_indexes()
@@ -183,18 +191,29 @@ def _build(tenant_id: uuid.UUID, size: int, report: SyncReport) -> None:
 
 
 def _calibrate(sizes: dict[uuid.UUID, int], existing: dict[str, bool], report: SyncReport) -> None:
-    """Time exact search against the tenants' indexes (``memory.search_cost``),
-    first building one to time where no tenant has a valid index. A failed
-    measurement leaves the threshold as it was: the sync goes on."""
+    """Time exact search against the tenants' valid indexes
+    (``memory.search_cost``), first building one to time where no tenant
+    has one. Nothing to time (no index, no tenant large enough for a probe):
+    nothing measured. A failed measurement is recorded as an attempt and
+    leaves the threshold as it was: the sync goes on."""
     indexed = {t for t in sizes if existing.get(index_name(t))}
-    probe = search_cost.probe_tenant(sizes, indexed)
-    if probe is not None:
-        _build(probe, sizes[probe], report)
-        indexed = {probe}
     try:
+        probe = search_cost.probe_tenant(sizes, indexed)
+        if probe is not None:
+            _build(probe, sizes[probe], report)
+            indexed = {probe} if tenant_indexes().get(index_name(probe)) else set()
+            if not indexed:
+                search_cost.record_attempt([])
+                return
+        if not indexed:
+            return
         _, found = search_cost.calibrate(sizes, indexed)
     except Exception:
         log.exception("search cost: the measurement failed; the threshold is unchanged")
+        try:
+            search_cost.record_attempt([])
+        except Exception:
+            log.exception("search cost: the failed measurement could not be recorded")
         return
     report.calibrated = found.exact_max if found is not None else None
 

@@ -288,17 +288,20 @@ class SearchCalibration(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     measured_at = models.DateTimeField(default=timezone.now, editable=False)
-    exact_max = models.IntegerField()
-    exact_fixed_ms = models.FloatField()  # an exact search's cost at no lessons
-    exact_per_1000_ms = models.FloatField()  # … and per 1,000 lessons scanned
-    hnsw_ms = models.FloatField(null=True, blank=True)  # None: no index to time
+    # All four None: a measurement that gave no threshold (it still makes
+    # the next one wait); the newest row with a threshold is in force.
+    exact_max = models.IntegerField(null=True, blank=True)
+    exact_fixed_ms = models.FloatField(null=True, blank=True)  # exact search at no lessons
+    exact_per_1000_ms = models.FloatField(null=True, blank=True)  # … per 1,000 lessons
+    hnsw_ms = models.FloatField(null=True, blank=True)  # the index search
     samples = models.JSONField(default=list)  # [{lessons, exact_ms, hnsw_ms}]
 
     class Meta:
         indexes = [models.Index(fields=["-measured_at"], name="searchcalibration_newest")]
 
     def __str__(self) -> str:
-        return f"exact up to {self.exact_max} lessons ({self.measured_at:%Y-%m-%d %H:%M})"
+        found = f"exact up to {self.exact_max} lessons" if self.exact_max else "no threshold"
+        return f"{found} ({self.measured_at:%Y-%m-%d %H:%M})"
 
 
 class ModelCall(models.Model):

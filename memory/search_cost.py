@@ -4,7 +4,7 @@ A tenant's recall scans its active lessons exactly (every distance, through
 the ``(tenant, kind, status)`` B-tree) while that is cheaper than walking an
 HNSW index of its own, and through the index past that size. Where the two
 cost the same depends on the database server's CPU: ~1,800 lessons on the
-Intel machine the benchmarks first ran on, ~1,000 on an AMD EPYC one
+Intel machine the benchmarks first ran on, ~600–1,000 on an AMD EPYC one
 (docs/benchmarks.md). So with ``TRIBUTARY_EXACT_SEARCH_MAX=auto`` (the
 default) the threshold is measured where the service runs, not fixed:
 
@@ -19,18 +19,26 @@ default) the threshold is measured where the service runs, not fixed:
   one of its lessons), the two paths alternated query by query; each
   tenant's figure is its median.
 * **Fitted**: exact costs ``a + b·n`` for ``n`` lessons (least squares over
-  the timed tenants), the index search costs ``h`` (the median of its
-  tenants' medians: nearly flat in ``n``); the threshold is the ``n`` where
-  ``a + b·n = h``, kept within [``LOWEST``, ``HIGHEST``].
+  the timed tenants), the index search costs ``h`` (nearly flat in ``n``):
+  on each tenant where both were timed, the line's cost there times the
+  ratio of the two medians (one busy moment slows both paths alike, and the
+  line was timed at other moments), the median over those tenants; the
+  threshold is the ``n`` where ``a + b·n = h``, followed at most
+  ``EXTRAPOLATE`` times past the largest tenant timed exactly, moved at
+  most ``STEP`` times from the last threshold measured, and kept within
+  [``LOWEST``, ``HIGHEST``].
 * **Bootstrapped**: with no valid index to time, the sync first builds the
-  index of the largest tenant of at least ``PROBE_MIN`` lessons; if the
-  measurement says exact wins at that size, the usual rule (drop below half
-  the threshold) drops it again.
+  index of the largest tenant of at least ``PROBE_MIN`` lessons; the usual
+  rule then keeps it (unused while the tenant is under the threshold) or
+  drops it (below half the threshold). With nothing to time, nothing is
+  timed.
 * **Kept** in ``memory_searchcalibration`` (sizes and times, no tenant's
-  ids or content), newest row in force, for the sync's keep/build rule and
-  for every search plan (read in the same round trip as the tenant's size:
+  ids or content; a measurement that gave no threshold is a row too, so
+  the next one waits its turn). The newest row with a threshold is in
+  force, for the sync's keep/build rule and for every search plan (read in
+  the same round trip as the tenant's size:
   ``memory.selectors.search_plan_read``). Until the first measurement, and
-  when there is nothing to time, the threshold is ``UNCALIBRATED``.
+  while there is nothing to time, the threshold is ``UNCALIBRATED``.
 
 A number in ``TRIBUTARY_EXACT_SEARCH_MAX`` fixes the threshold; ``--calibrate``
 still measures and records, and says the number is in force.
@@ -44,13 +52,18 @@ import statistics
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from memory.models import SearchCalibration
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +76,24 @@ EXACT_TENANTS = 5
 HNSW_TENANTS = 3
 EXACT_TIMED_MAX = 20_000  # exact search is timed on tenants up to this size only
 PROBE_MIN = 500
+EXTRAPOLATE = 2.0
+STEP = 2.0  # one measurement moves the threshold at most this factor from the last
 KEEP_ROWS = 100
 THRESHOLD_SQL = (
     "coalesce(%(exact_max)s::int, (SELECT exact_max FROM memory_searchcalibration "  # noqa: S608
-    f"ORDER BY measured_at DESC LIMIT 1), {UNCALIBRATED})"  # (constants)
+    "WHERE exact_max IS NOT NULL ORDER BY measured_at DESC, id DESC LIMIT 1), "
+    f"{UNCALIBRATED})"  # (constants)
 )
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One timed tenant: its active lessons, its exact search's median and
-    (where it has a valid index) its index search's median, in ms."""
+    """One timed tenant: its active lessons, its exact search's median (up
+    to ``EXACT_TIMED_MAX`` lessons) and (where it has a valid index) its
+    index search's median, in ms."""
 
     lessons: int
-    exact_ms: float
+    exact_ms: float | None  # None: past EXACT_TIMED_MAX, only its index timed
     hnsw_ms: float | None
 
 
@@ -97,36 +114,54 @@ def fixed_exact_max() -> int | None:
 def exact_search_max() -> int:
     """The threshold in force: the fixed one, else the newest measurement's,
     else ``UNCALIBRATED``."""
-    from memory.models import SearchCalibration
-
     fixed = fixed_exact_max()
     if fixed is not None:
         return fixed
-    newest = SearchCalibration.objects.order_by("-measured_at").values_list("exact_max").first()
-    return int(newest[0]) if newest else UNCALIBRATED
+    newest = in_force().values_list("exact_max", flat=True).first()
+    return newest if newest is not None else UNCALIBRATED
+
+
+def in_force() -> QuerySet[SearchCalibration]:
+    """The measurements that gave a threshold, newest first (``THRESHOLD_SQL``
+    reads the same)."""
+    from memory.models import SearchCalibration
+
+    return SearchCalibration.objects.filter(exact_max__isnull=False).order_by("-measured_at", "-id")
 
 
 def fit(samples: Iterable[Sample]) -> Fit | None:
-    """The crossover of the timed samples, or None when they cannot give one
-    (no index search timed, or exact search not dearer with more lessons)."""
+    """The crossover of the timed samples, or None when they cannot give one:
+    no index search timed, no exact search timed, or exact search not
+    dearer with more lessons (on tenants of close sizes the noise can hide
+    the slope; that answer is no answer, not a threshold far away). The
+    line is followed at most ``EXTRAPOLATE`` times past the largest tenant
+    whose exact search was timed."""
     samples = list(samples)
     hnsw = [s.hnsw_ms for s in samples if s.hnsw_ms is not None]
-    if not hnsw or not samples:
+    exact = [s for s in samples if s.exact_ms is not None]
+    if not hnsw or not exact:
         return None
-    sizes = np.array([s.lessons for s in samples], dtype=float)
-    costs = np.array([s.exact_ms for s in samples], dtype=float)
+    sizes = np.array([s.lessons for s in exact], dtype=float)
+    costs = np.array([s.exact_ms for s in exact], dtype=float)
     if len(set(sizes.tolist())) >= 2:
-        slope, fixed = np.polyfit(sizes, costs, 1)
+        slope, fixed = (float(v) for v in np.polyfit(sizes, costs, 1))
         # A fixed cost below nothing, or above the cheapest search timed, is
         # the noise of a few points: keep it within what was seen.
-        fixed = min(max(float(fixed), 0.0), float(costs.min()))
-        slope = float(np.mean((costs - fixed) / sizes)) if slope <= 0 else float(slope)
+        fixed = min(max(fixed, 0.0), float(costs.min()))
     else:  # one size: its fixed cost cannot be told apart, so all of it counts per lesson
         fixed, slope = 0.0, float(costs[0] / sizes[0])
-    if slope <= 1e-9:  # (a float's rounding of a flat line)
+    if slope <= 1e-9:  # not dearer with size (1e-9: a float's rounding of a flat line)
         return None
-    index_ms = float(statistics.median(hnsw))
-    crossover = math.ceil((index_ms - fixed) / slope)
+    # The index search in the line's terms: where both paths were timed on
+    # one tenant, query by query, their ratio there (a busy moment slows
+    # both alike, and the line was timed at other moments); else as timed.
+    paired = [
+        (fixed + slope * s.lessons) * s.hnsw_ms / s.exact_ms
+        for s in exact
+        if s.hnsw_ms is not None and s.exact_ms
+    ]
+    index_ms = float(statistics.median(paired or hnsw))
+    crossover = min(math.ceil((index_ms - fixed) / slope), int(EXTRAPOLATE * sizes.max()))
     return Fit(
         exact_max=min(max(crossover, LOWEST), HIGHEST),
         exact_fixed_ms=round(fixed, 4),
@@ -137,7 +172,9 @@ def fit(samples: Iterable[Sample]) -> Fit | None:
 
 def calibration_due() -> bool:
     """Whether the sync should measure now: auto, and no measurement within
-    ``TRIBUTARY_SEARCH_CALIBRATION_HOURS``."""
+    ``TRIBUTARY_SEARCH_CALIBRATION_HOURS`` — one that gave no threshold
+    counts too, so an installation whose tenants give none is not timed
+    (nor its probe index built and dropped) on every sync."""
     from memory.models import SearchCalibration
 
     if fixed_exact_max() is not None:
@@ -158,7 +195,9 @@ def probe_tenant(sizes: dict[uuid.UUID, int], indexed: set[uuid.UUID]) -> uuid.U
 def chosen(
     sizes: dict[uuid.UUID, int], indexed: set[uuid.UUID]
 ) -> tuple[list[uuid.UUID], set[uuid.UUID]]:
-    """(tenants to time, those of them whose index search is timed too)."""
+    """(tenants to time, those of them whose index search is timed too).
+    Exact search is timed only on tenants of ``LOWEST`` to
+    ``EXACT_TIMED_MAX`` lessons."""
     with_index = sorted((t for t in indexed if t in sizes), key=lambda t: (sizes[t], t.int))
     timed_index = set(with_index[:HNSW_TENANTS])
     exact = sorted(
@@ -190,10 +229,10 @@ def measure(sizes: dict[uuid.UUID, int], indexed: set[uuid.UUID]) -> list[Sample
                 continue
             exact: list[float] = []
             index: list[float] = []
-            paths: list[tuple[list[float], Callable[[list[float]], object]]] = [
-                (exact, partial(selectors._exact_neighbours, tenant, kinds,
-                                limit=K, as_of=None, generic=True)),
-            ]  # fmt: skip
+            paths: list[tuple[list[float], Callable[[list[float]], object]]] = []
+            if LOWEST <= sizes[tenant] <= EXACT_TIMED_MAX:
+                paths.append((exact, partial(selectors._exact_neighbours, tenant, kinds,
+                                             limit=K, as_of=None, generic=True)))  # fmt: skip
             if tenant in timed_index:
                 paths.append((index, partial(selectors._approximate_neighbours, tenant, kinds,
                                              limit=K)))  # fmt: skip
@@ -206,7 +245,7 @@ def measure(sizes: dict[uuid.UUID, int], indexed: set[uuid.UUID]) -> list[Sample
         samples.append(
             Sample(
                 lessons=sizes[tenant],
-                exact_ms=round(statistics.median(exact), 4),
+                exact_ms=round(statistics.median(exact), 4) if exact else None,
                 hnsw_ms=round(statistics.median(index), 4) if index else None,
             )
         )
@@ -237,21 +276,44 @@ def _query_vectors(tenant: uuid.UUID, count: int) -> list[list[float]]:
 def calibrate(
     sizes: dict[uuid.UUID, int], indexed: set[uuid.UUID]
 ) -> tuple[list[Sample], Fit | None]:
-    """Measure, fit and — when the samples give a crossover — record it
-    (the newest ``KEEP_ROWS`` measurements are kept)."""
+    """Measure, fit and record: the crossover when the samples give one —
+    moved at most ``STEP`` times from the last threshold measured — else
+    the attempt (no threshold; the last one stays in force). The newest
+    ``KEEP_ROWS`` rows are kept."""
     from memory.models import SearchCalibration
 
     samples = measure(sizes, indexed)
     found = fit(samples)
+    timed = [asdict(s) for s in samples]
     if found is None:
         log.info("search cost: no crossover from %d timed tenants", len(samples))
+        record_attempt(timed)
         return samples, None
-    SearchCalibration.objects.create(**asdict(found), samples=[asdict(s) for s in samples])
-    stale = SearchCalibration.objects.order_by("-measured_at").values_list("id", flat=True)
-    SearchCalibration.objects.filter(id__in=list(stale[KEEP_ROWS:])).delete()
+    last = in_force().values_list("exact_max", flat=True).first()
+    if last is not None:
+        bounded = min(max(found.exact_max, math.ceil(last / STEP)), int(last * STEP))
+        found = replace(found, exact_max=bounded)
+    SearchCalibration.objects.create(**asdict(found), samples=timed)
+    _keep_newest()
     log.info(
         "search cost: exact %.3f ms + %.3f ms per 1,000 lessons, index %.3f ms: "
         "exact search up to %d lessons",
         found.exact_fixed_ms, found.exact_per_1000_ms, found.hnsw_ms, found.exact_max,
     )  # fmt: skip
     return samples, found
+
+
+def record_attempt(samples: list[dict[str, object]]) -> None:
+    """A measurement that gave no threshold: it makes the next one wait
+    ``TRIBUTARY_SEARCH_CALIBRATION_HOURS`` like any other."""
+    from memory.models import SearchCalibration
+
+    SearchCalibration.objects.create(samples=samples)
+    _keep_newest()
+
+
+def _keep_newest() -> None:
+    from memory.models import SearchCalibration
+
+    stale = SearchCalibration.objects.order_by("-measured_at", "-id").values_list("id", flat=True)
+    SearchCalibration.objects.filter(id__in=list(stale[KEEP_ROWS:])).delete()

@@ -55,19 +55,26 @@ def test_the_readme_documents_every_setting():
 
 @pytest.mark.parametrize(
     ("value", "read"),
-    [("", "'auto'"), (" 1500 ", "1500"), ("soon", None), ("-5", None)],
+    [(" Auto ", "'auto'"), (" 1500 ", "1500"), ("soon", None), ("-5", None), ("\u00b2", None)],
 )
-def test_the_exact_search_threshold_is_auto_or_a_whole_number(value, read):
+def test_the_exact_search_threshold_is_auto_or_a_whole_number(value, read, tmp_path):
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
     script = "import config.settings as s; print(repr(s.TRIBUTARY_EXACT_SEARCH_MAX))"
     done = subprocess.run(
         [sys.executable, "-c", script],
-        env={**os.environ, "TRIBUTARY_EXACT_SEARCH_MAX": value},
+        cwd=Path(__file__).resolve().parents[2],
+        env={
+            **os.environ,
+            "TRIBUTARY_EXACT_SEARCH_MAX": value,
+            "TRIBUTARY_DATA_DIR": str(tmp_path),
+        },
         capture_output=True,
         text=True,
+        timeout=60,
     )
     if read is None:
         assert done.returncode != 0

@@ -421,6 +421,32 @@ def test_auto_measures_where_exact_search_stops_paying_and_acts_on_it(settings):
     assert _plan(big) == (BIG, True)
 
 
+def test_auto_times_nothing_without_a_tenant_to_time_and_never_an_index_a_build_left_invalid(
+    settings, superuser_sql
+):
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = "auto"
+    small = make_caller("small", "solo")
+    _seed(small, CORPUS[:6])
+    report = hnsw.search_indexes_sync()  # no index, no tenant worth a probe
+    assert report.calibrated is None and report.built == []
+    assert not SearchCalibration.objects.exists() and search_cost.calibration_due()
+
+    big, _ = _big_and_small()
+    name = hnsw.index_name(big.agent.tenant_id)
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
+    hnsw.search_indexes_sync()
+    superuser_sql.execute(
+        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass", [name]
+    )
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = "auto"
+    report = hnsw.search_indexes_sync()
+    # The leftover is dropped before anything is timed, and the probe is
+    # built anew, valid, and timed.
+    assert report.dropped[0] == name and report.built[0] == name
+    [sample] = SearchCalibration.objects.get().samples
+    assert sample["lessons"] == BIG and sample["hnsw_ms"] is not None
+
+
 def test_search_indexes_calibrate_measures_now_and_prints_what_it_timed(settings):
     _big_and_small()
     settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000

@@ -44,14 +44,39 @@ def test_noise_and_one_size_still_give_a_threshold_within_bounds():
     assert found is not None and 900 < found.exact_max < 1400
     one = fit([Sample(1500, 3.0, 1.5)])  # no fixed cost to tell apart: all per lesson
     assert one is not None and one.exact_max == 750 and one.exact_fixed_ms == 0
-    assert fit([Sample(1500, 0.01, 9.0)]).exact_max == HIGHEST  # type: ignore[union-attr]
+    # exact far cheaper than the index: the line is followed twice past the size timed …
+    assert fit([Sample(1500, 0.01, 9.0)]).exact_max == 3000  # type: ignore[union-attr]
+    # … and never past HIGHEST
+    assert fit([Sample(30_000, 0.01, 9.0)]).exact_max == HIGHEST  # type: ignore[union-attr]
     assert fit([Sample(1500, 30.0, 0.01)]).exact_max == LOWEST  # type: ignore[union-attr]
+
+
+def test_a_busy_moment_slows_both_paths_of_a_tenant_alike_and_moves_nothing():
+    quiet = [Sample(150, 0.395, None), Sample(400, 0.72, None), Sample(900, 1.37, None),
+             Sample(2000, 2.8, 1.5), Sample(4000, 5.4, 1.6)]  # fmt: skip
+    # the same, the indexed tenants timed while the machine was 2.5 times slower
+    busy = [*quiet[:3], Sample(2000, 2.8 * 2.5, 1.5 * 2.5), Sample(4000, 5.4 * 2.5, 1.6 * 2.5)]
+    calm, loaded = fit(quiet), fit(busy)
+    assert calm is not None and loaded is not None
+    assert abs(calm.exact_max - loaded.exact_max) <= 0.1 * calm.exact_max
+    assert 900 < calm.exact_max < 1200
+
+
+def test_small_tenants_of_close_sizes_do_not_stretch_the_line_far():
+    # exact barely dearer with size amid the noise of close sizes: the line
+    # is followed at most twice past the largest tenant timed
+    for costs in ([0.50, 0.52, 0.51, 0.50], [0.50, 0.49, 0.515, 0.52]):
+        samples = [Sample(n, c, None) for n, c in zip([120, 300, 450, 600], costs, strict=True)]
+        found = fit([*samples[:3], Sample(600, costs[3], 1.1)])
+        assert found is None or found.exact_max <= 1200, costs
 
 
 def test_no_index_timed_or_exact_not_dearer_with_size_gives_nothing():
     assert fit([]) is None
     assert fit([Sample(500, 1.0, None), Sample(3000, 4.0, None)]) is None
     assert fit([Sample(500, 2.0, 1.0), Sample(3000, 2.0, 1.0)]) is None
+    assert fit([Sample(500, 2.0, None), Sample(3000, 1.5, None), Sample(30_000, None, 2.0)]) is None
+    assert fit([Sample(30_000, None, 2.0)]) is None  # only an index timed
 
 
 def test_the_tenants_timed_spread_over_the_sizes_and_the_smallest_indexed():

@@ -59,8 +59,9 @@ class Command(BaseCommand):
             self.stdout.write("  no tenant HNSW index")
 
     def _threshold(self) -> None:
-        """The threshold in force, and what the newest measurement timed."""
-        newest = SearchCalibration.objects.order_by("-measured_at").first()
+        """The threshold in force, and what its measurement timed."""
+        newest = search_cost.in_force().first()
+        latest = SearchCalibration.objects.order_by("-measured_at", "-id").first()
         fixed = search_cost.fixed_exact_max()
         if fixed is not None:
             self.stdout.write(f"exact search up to {fixed} lessons (TRIBUTARY_EXACT_SEARCH_MAX)")
@@ -70,6 +71,11 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"exact search up to {newest.exact_max} lessons (measured)")
+        if latest is not None and latest.exact_max is None:
+            self.stdout.write(
+                f"  the last measurement, {latest.measured_at:%Y-%m-%d %H:%M}, gave no threshold"
+                " (nothing to time, or too little to fit)"
+            )
         if newest is None:
             return
         self.stdout.write(
@@ -77,8 +83,7 @@ class Command(BaseCommand):
             f" + {newest.exact_per_1000_ms:.3f} ms per 1,000 lessons; index {newest.hnsw_ms:.3f} ms"
         )
         for sample in newest.samples:
-            index = sample["hnsw_ms"]
-            self.stdout.write(
-                f"  {sample['lessons']:>8} lessons: exact {sample['exact_ms']:.3f} ms"
-                + (f", index {index:.3f} ms" if index is not None else "")
-            )
+            exact, index = sample["exact_ms"], sample["hnsw_ms"]
+            timed = [f"exact {exact:.3f} ms"] if exact is not None else []
+            timed += [f"index {index:.3f} ms"] if index is not None else []
+            self.stdout.write(f"  {sample['lessons']:>8} lessons: {', '.join(timed)}")
