@@ -35,9 +35,8 @@ default) the threshold is measured where the service runs, not fixed:
 * **Kept** in ``memory_searchcalibration`` (sizes and times, no tenant's
   ids or content; a measurement that gave no threshold is a row too, so
   the next one waits its turn). The newest row with a threshold is in
-  force, for the sync's keep/build rule and for every search plan (read in
-  the same round trip as the tenant's size:
-  ``memory.selectors.search_plan_read``). Until the first measurement, and
+  force, for the sync's keep/build rule and for every search plan (each
+  process reads it at most once a minute: ``threshold``). Until the first measurement, and
   while there is nothing to time, the threshold is ``UNCALIBRATED``.
 
 A number in ``TRIBUTARY_EXACT_SEARCH_MAX`` fixes the threshold; ``--calibrate``
@@ -79,11 +78,8 @@ PROBE_MIN = 500
 EXTRAPOLATE = 2.0
 STEP = 2.0  # one measurement moves the threshold at most this factor from the last
 KEEP_ROWS = 100
-THRESHOLD_SQL = (
-    "coalesce(%(exact_max)s::int, (SELECT exact_max FROM memory_searchcalibration "  # noqa: S608
-    "WHERE exact_max IS NOT NULL ORDER BY measured_at DESC, id DESC LIMIT 1), "
-    f"{UNCALIBRATED})"  # (constants)
-)
+TTL_SECONDS = 60.0  # how long a process keeps the threshold it read (``threshold``)
+_known: dict[str | None, tuple[float, int]] = {}  # region -> (until, threshold)
 
 
 @dataclass(frozen=True)
@@ -121,9 +117,33 @@ def exact_search_max() -> int:
     return newest if newest is not None else UNCALIBRATED
 
 
+def threshold() -> int:
+    """``exact_search_max``, remembered per process and region for
+    ``TTL_SECONDS``: what every search plan compares the tenant's size with
+    (a measurement reaches the other processes within a minute; a recorded
+    one clears this process's at once)."""
+    from regions.routing import current_region
+
+    fixed = fixed_exact_max()
+    if fixed is not None:
+        return fixed
+    region, now = current_region(), time.monotonic()
+    known = _known.get(region)
+    if known is not None and known[0] > now:
+        return known[1]
+    value = exact_search_max()
+    _known[region] = (now + TTL_SECONDS, value)
+    return value
+
+
+def forget(**_: object) -> None:
+    """Read the threshold again on next use (a receiver of the model's
+    saves and deletes)."""
+    _known.clear()
+
+
 def in_force() -> QuerySet[SearchCalibration]:
-    """The measurements that gave a threshold, newest first (``THRESHOLD_SQL``
-    reads the same)."""
+    """The measurements that gave a threshold, newest first."""
     from memory.models import SearchCalibration
 
     return SearchCalibration.objects.filter(exact_max__isnull=False).order_by("-measured_at", "-id")

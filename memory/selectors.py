@@ -125,43 +125,37 @@ def cached_search_plan_with(
     key = scope_key(tenant_id, kinds)
     known = _plans.get(key)
     if known is not None:
-        return known, read.fetch()
+        return _through_index(known), read.fetch()
     plan, other = fetch_together([search_plan_read(tenant_id=tenant_id, kinds=kinds), read])
     _plans.put(key, plan)
-    return plan, other
+    return _through_index(plan), other
 
 
 def search_plan(*, tenant_id: uuid.UUID, kinds: Sequence[str]) -> tuple[int, bool]:
     """(active lessons in ``kinds``, whether to search through the tenant's
     HNSW index: it is valid and the tenant is past the exact-search
-    threshold), in one round trip: the scope rows' counts, the catalog and
-    the threshold in force (``memory.search_cost``)."""
-    return search_plan_read(tenant_id=tenant_id, kinds=kinds).fetch()
+    threshold, ``memory.search_cost.threshold``), in one round trip: the
+    scope rows' counts and the catalog."""
+    return _through_index(search_plan_read(tenant_id=tenant_id, kinds=kinds).fetch())
+
+
+def _through_index(plan: tuple[int, bool]) -> tuple[int, bool]:
+    size, valid = plan
+    return size, valid and size > search_cost.threshold()
 
 
 def search_plan_read(
     *, tenant_id: uuid.UUID, kinds: Sequence[str]
 ) -> PreparedRead[tuple[int, bool]]:
+    """(active lessons in ``kinds``, whether the tenant's HNSW index is valid)."""
     return PreparedRead(
-        _SEARCH_PLAN_SQL,
-        {
-            "tenant": tenant_id,
-            "kinds": list(kinds),
-            "index": hnsw.index_name(tenant_id),
-            "exact_max": search_cost.fixed_exact_max(),
-        },
+        "SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
+        "                 WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0), "
+        "       coalesce((SELECT indisvalid AND indisready FROM pg_index "
+        "                 WHERE indexrelid = to_regclass(%(index)s)), false)",
+        {"tenant": tenant_id, "kinds": list(kinds), "index": hnsw.index_name(tenant_id)},
         lambda rows: (int(rows[0][0]), bool(rows[0][1])) if rows else (0, False),
     )
-
-
-_SEARCH_PLAN_SQL = (
-    "SELECT size, valid AND size > "  # noqa: S608 (constants)
-    + search_cost.THRESHOLD_SQL
-    + " FROM (SELECT coalesce((SELECT sum(active_count) FROM memory_scope "
-    "    WHERE tenant_id = %(tenant)s AND kind = ANY(%(kinds)s)), 0) AS size, "
-    "  coalesce((SELECT indisvalid AND indisready FROM pg_index "
-    "    WHERE indexrelid = to_regclass(%(index)s)), false) AS valid) AS plan"
-)
 
 
 _NOTHING: PreparedRead[None] = PreparedRead(None, {}, lambda rows: None)

@@ -23,6 +23,7 @@ from accounts.principal import AgentPrincipal
 from accounts.services import agent_ensure, api_key_authenticate, api_key_issue, tenant_ensure
 from accounts.tenancy import cross_tenant, tenant_context
 from config.embedded import EmbeddedPostgres
+from memory import search_cost
 from memory.models import LearnRequest
 from memory.services.learn import learn_pending_drain, lesson_learn
 from tests.embedded_stack import DATA_DIR
@@ -46,6 +47,13 @@ def make_caller(tenant: str, agent: str, role: Role = Role.WRITER) -> Caller:
         a = agent_ensure(tenant=t, name=agent, role=role)
         issued = api_key_issue(agent=a)
     return Caller(agent=a, key=issued.plaintext)
+
+
+@pytest.fixture(autouse=True)
+def _search_threshold_read_anew() -> None:
+    """The exact-search threshold a process remembers (memory.search_cost)
+    survives the flush between tests, which fires no signal: forget it."""
+    search_cost.forget()
 
 
 @pytest.fixture

@@ -447,6 +447,26 @@ def test_auto_times_nothing_without_a_tenant_to_time_and_never_an_index_a_build_
     assert sample["lessons"] == BIG and sample["hnsw_ms"] is not None
 
 
+def test_a_process_reads_the_threshold_once_a_minute_and_its_own_record_at_once(
+    settings, monkeypatch
+):
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = "auto"
+    assert search_cost.threshold() == search_cost.UNCALIBRATED
+    with connection.cursor() as cursor:  # another process's measurement: no signal here
+        cursor.execute(
+            "INSERT INTO memory_searchcalibration (measured_at, exact_max, samples) "
+            "VALUES (now(), 900, '[]')"
+        )
+    assert search_cost.threshold() == search_cost.UNCALIBRATED  # remembered
+    later = search_cost.time.monotonic() + search_cost.TTL_SECONDS + 1
+    monkeypatch.setattr(search_cost.time, "monotonic", lambda: later)
+    assert search_cost.threshold() == 900
+    SearchCalibration.objects.create(exact_max=1200, samples=[])  # this process's own
+    assert search_cost.threshold() == 1200
+    settings.TRIBUTARY_EXACT_SEARCH_MAX = 5000
+    assert search_cost.threshold() == 5000
+
+
 def test_search_indexes_calibrate_measures_now_and_prints_what_it_timed(settings):
     _big_and_small()
     settings.TRIBUTARY_EXACT_SEARCH_MAX = 1000
