@@ -11,7 +11,7 @@ default) the threshold is measured where the service runs, not fixed:
 * **Measured** by the index sync (``memory.hnsw.search_indexes_sync``)
   every ``TRIBUTARY_SEARCH_CALIBRATION_HOURS``, and by ``manage.py
   search_indexes --calibrate``: on up to ``EXACT_TENANTS`` tenants of
-  spread sizes, exact search is timed, and on up to ``HNSW_TENANTS``
+  sizes spread on a log scale, exact search is timed, and on up to ``HNSW_TENANTS``
   tenants that have a valid index (the smallest: nearest the crossover),
   the index search too — the service's own two search functions, on the
   tenant's real lessons, with ``QUERIES`` query vectors made from them
@@ -224,9 +224,17 @@ def chosen(
         (t for t, size in sizes.items() if LOWEST <= size <= EXACT_TIMED_MAX),
         key=lambda t: (sizes[t], t.int),
     )
-    if len(exact) > EXACT_TENANTS:  # spread over the sizes there are, both ends in
-        step = (len(exact) - 1) / (EXACT_TENANTS - 1)
-        exact = [exact[round(i * step)] for i in range(EXACT_TENANTS)]
+    if len(exact) > EXACT_TENANTS:
+        # Spread over the sizes on a log scale, both ends in: most tenants
+        # are small, and by rank the line would be drawn between a few small
+        # ones and the largest, far from where it crosses the index's cost.
+        low, high = math.log(sizes[exact[0]]), math.log(sizes[exact[-1]])
+        picked: list[uuid.UUID] = []
+        for i in range(EXACT_TENANTS):
+            target = low + (high - low) * i / (EXACT_TENANTS - 1)
+            left = [t for t in exact if t not in picked]
+            picked.append(min(left, key=lambda t: (abs(math.log(sizes[t]) - target), t.int)))
+        exact = picked
     tenants = list(dict.fromkeys([*exact, *sorted(timed_index, key=lambda t: sizes[t])]))
     return tenants, timed_index
 
