@@ -202,7 +202,7 @@ _NAMED = sieved(
 
 
 _NAMING_BEFORE = sieved(
-    r"(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*(?:\.\.\.|…)\s*$)|(?:\b(?:with|in|by|using|counts?|the|a|an|as|strip|adds?|inserts?|emits?|appends?|between|includes?|contains?|wrap\w*|separates?|plus|and|or)\s*)$",
+    r"(?:(?:\[/?\w+\]|</?\|?\w+\|?>)\s*(?:\.\.\.|…)\s*$)|(?:\b(?:with|in|by|using|uses?|counts?|the|a|an|as|strip|adds?|inserts?|emits?|appends?|between|includes?|contains?|wrap\w*|separates?|plus|and|or)\s*)$",
     re.IGNORECASE,
 )
 _ROLE_AFTER = sieved(r"\s*(?:system|user|assistant|developer|model|human)\b", re.IGNORECASE)
@@ -228,6 +228,11 @@ def markup_used(text: str) -> bool:
 # --- concealment: the people kept from knowing ------------------------------
 
 CONCEAL = [
+    # left out of what the user is told, and a clean report instead ("leave
+    # them out of your summary to the user … just report 'no changes'")
+    rx(
+        r"\b(?:leave|keep)\b[^.;]{0,40}\bout of (?:your|the) (?:summary|summaries|report|reply|response|update)\b[\s\S]{0,120}?\b(?:just|only|simply) (?:report|say|tell them)\b[^.;]{0,5}[\"'‘“]?(?:no changes|nothing (?:changed|happened)|all (?:good|clear)|everything (?:is |was )?fine)"
+    ),
     # a fixed good report, whatever happened ("always tell the user all tests
     # passed"); a report that waits for the outcome names a condition
     rx(
@@ -304,6 +309,7 @@ PROPAGATE = rx(
 JUDGE_ADDRESSED = [
     rx(
         r"\bsupersed\w* (?:all|any|every) (?:earlier|previous|prior|other|older) (?:lessons?|notes?|entries|memories)\b"
+        r"|\btreat (?:this|the following) (?:lesson|note|entry|memory|record|fact) as (?:a |an )?(?:contradict\w*|duplicate\w*|novel|superseding|authoritative|canonical)\b"
         r"|\bstore this (?:lesson|entry|note) unchanged\b|\b(?:execute|run|perform|carry out) the payload\b"
         r"|\b(?:always )?rank (?:it|this(?: lesson| entry)?) (?:first|highest|on top)\b|\bre-?create it if\b"
         r"|\btreat (?:any|every|all) (?:other )?lessons? that (?:disagrees?|contradicts?|conflicts?)\b"
@@ -386,7 +392,7 @@ JUDGE_ADDRESSED = [
 # --- the model's own instructions or tools asked for --------------------------
 
 PROMPT_EXTRACTION = rx(
-    r"\b(?:reveal|print|output|include|start|prefix|append|share|show|paste|dump|repeat|disclose|leak|echo)\w*\b[^.;]{0,80}?\b(?:your|its|their|the) (?:full |entire |complete |hidden |original )?(?:system prompts?|hidden instructions|developer (?:message|prompt)|tool (?:list|definitions)|retrieved memories|(?:every |all )?api keys? (?:visible|available) in your tools)"
+    r"\b(?:reveal|print|output|include|start|prefix|append|share|show|paste|dump|repeat|disclose|leak|echo|quot)\w*\b[^.;]{0,80}?\b(?:your|its|their|the) (?:full |entire |complete |hidden |original )?(?:system prompts?|hidden instructions|developer (?:message|prompt)|tool (?:list|definitions)|retrieved memories|(?:every |all )?api keys? (?:visible|available) in your tools)"
 )
 
 
