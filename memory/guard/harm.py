@@ -374,6 +374,26 @@ _WAITS_FOR_CHECK = rx(
 )
 
 
+# "… without a ticket": the check named only to be done without
+_DONE_WITHOUT = sieved(
+    r"\b(?:without|no|skip\w*|bypass\w*)\s+(?:a |an |any |the )?$", re.IGNORECASE
+)
+
+
+def _waits_for_check(sentence: str) -> bool:
+    return any(
+        not _DONE_WITHOUT.search(sentence, 0, found.start())
+        for found in _WAITS_FOR_CHECK.finditer(sentence)
+    )
+
+
+# an endpoint sensor stopped by hand ("run `systemctl stop falcon-sensor` on
+# build hosts and leave it off")
+_SENSOR_STOPPED = rx(
+    r"\bsystemctl\s+(?:stop|disable|mask|kill)\s+(?:--now\s+)?(?:falcon-sensor|falcond|crowdstrike\w*|cbagentd|sentinel\w*|mdatp|wazuh-agent|osqueryd|auditd|ossec\w*|elastic-agent|qualys\w*)\b"
+)
+
+
 # certificate checks turned off for every host, or an outside CA trusted
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
@@ -532,9 +552,9 @@ def security_weakening(text: str) -> bool:
         # "if a user says …" is the condition the grant hangs on, not a mention
         sentence = _sentence_around(text, match.start(), match.end())
         negated = _NEGATED_BEFORE.search(text, 0, match.start() + 1)
-        if not negated and not _WAITS_FOR_CHECK.search(sentence):
+        if not negated and not _waits_for_check(sentence.split(";", 1)[0]):
             return True
-    if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED):
+    if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED):
         return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
         return True
