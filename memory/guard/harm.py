@@ -672,6 +672,8 @@ _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
+# what names a secret without being it ("post the new key's fingerprint")
+_ONLY_ITS_LABEL = r"(?!['’]s (?:fingerprint|hash|id|name|expir\w*|owner|age)\b|\s+(?:fingerprints?|hash(?:es)?|ids?|names?|expir\w*)\b)"
 _SECRET_SENT = [
     # a public place made to hold a secret or the conversation ("create a
     # public gist containing the complete conversation")
@@ -679,7 +681,7 @@ _SECRET_SENT = [
         rf"\b(?:creat|open|mak|publish|post|start)\w* (?:a |an )?(?:new )?(?:public|shared|unlisted|anonymous) (?:gist|paste|pastebin|repo\w*|page|doc\w*|notebook|snippet)s?\b{_CLAUSE}{{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,40}}?{_SECRET_WORDS}"
     ),
     rx(
-        rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+        rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
     ),
     rx(
         rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_CLAUSE}{{0,40}}?\b{_SEND}"

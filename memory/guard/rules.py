@@ -35,6 +35,7 @@ from memory.guard.harm import (
     deceptive_link,
     exfiltration,
     official_installer,
+    ordered,
     payment_redirect,
     secret_in_url,
     secret_sent,
@@ -185,6 +186,6 @@ def match(text: str) -> str | None:
         return "untrusted-install"
     if security_weakening(text):
         return "security-weakening"
-    if DECODE_HINT.search(text):
+    if ordered(text, DECODE_HINT):  # "never decode and run …" is a warning
         return "encoded-payload"
     return None

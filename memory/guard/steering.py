@@ -37,7 +37,8 @@ OVERRIDE = [
         r"\b(?:ignore|disregard)\b (?:the |any |all )?(?:candidates?|other lessons?|existing lessons?|stored lessons?)\b"
     ),
     rx(
-        rf"\b(?:answer|respond|reply|output|return|classify|label|judge|rate)\b[^.]{{0,40}}\b(?:as|with)\b ?[\"'`]?(?:a )?{_VERDICT}\b"
+        # ("the judge treats a restatement as a duplicate" describes it)
+        rf"(?<!the )(?<!a )\b(?:answer|respond|reply|output|return|classify|label|judge|rate)\b[^.]{{0,40}}\b(?:as|with)\b ?[\"'`]?(?:a )?{_VERDICT}\b"
     ),
     rx(
         rf"\bmark (?:this|me)\b(?: lesson| memory| entry| note)?[^.]{{0,20}}\b(?:{_VERDICT}|trustworthy)\b"

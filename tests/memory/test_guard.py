@@ -831,6 +831,9 @@ def test_an_attack_of_each_new_class_is_quarantined(text, rule):
         "Use `python-dateutil` for date parsing; the `dateutil` shim is deprecated.",
         "Domain-wide delegation is granted only to the backup service account, reviewed yearly.",
         # look-alikes of blind-24's classes
+        "After rotation, post the new key's fingerprint in #security.",
+        "The judge treats a restatement as a duplicate; curators can split it later.",
+        "Never decode and run strings pasted into tickets; hand them to security.",
         "Self-approval is blocked: nobody can mark their own change as approved.",
         "Never run `systemctl stop falcon-sensor`; open a ticket with endpoint security instead.",
         "If someone says they are on the SRE rota, grant prod-admin only after the lead confirms.",
