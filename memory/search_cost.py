@@ -61,6 +61,8 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from memory.scope_cache import ScopeCache, scope_key
+
 if TYPE_CHECKING:
     from memory.models import SearchCalibration
 
@@ -79,7 +81,9 @@ EXTRAPOLATE = 2.0
 STEP = 2.0  # one measurement moves the threshold at most this factor from the last
 KEEP_ROWS = 100
 TTL_SECONDS = 60.0  # how long a process keeps the threshold it read (``threshold``)
-_known: dict[str | None, tuple[float, int]] = {}  # region -> (until, threshold)
+# Per region database, like the plans and floors: the nil tenant and no
+# kinds stand for the whole database.
+_known: ScopeCache[int] = ScopeCache(TTL_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -122,18 +126,15 @@ def threshold() -> int:
     ``TTL_SECONDS``: what every search plan compares the tenant's size with
     (a measurement reaches the other processes within a minute; a recorded
     one clears this process's at once)."""
-    from regions.routing import current_region
-
     fixed = fixed_exact_max()
     if fixed is not None:
         return fixed
-    region, now = current_region(), time.monotonic()
-    known = _known.get(region)
-    if known is not None and known[0] > now:
-        return known[1]
-    value = exact_search_max()
-    _known[region] = (now + TTL_SECONDS, value)
-    return value
+    key = scope_key(uuid.UUID(int=0), ())
+    known = _known.get(key)
+    if known is None:
+        known = exact_search_max()
+        _known.put(key, known)
+    return known
 
 
 def forget(**_: object) -> None:

@@ -239,9 +239,9 @@ def _exact_neighbours(
 # planning a query on memory_lesson checks every tenant's partial HNSW index.
 # Its generic plan — the tenant's rows through the B-tree, every distance —
 # is the right one at every size searched exactly (a tenant past the
-# threshold only while its index is being built, or with HNSW off): with it, 0.66 → 0.57 ms
-# p50 under 100 lessons, 0.90 → 0.77 at 100–999, unchanged at 1,000–3,000
-# (docs/benchmarks.md). So the search runs with ``plan_cache_mode`` forced
+# threshold only while its index is being built, or with HNSW off): with
+# it, 0.66 → 0.57 ms p50 under 100 lessons, 0.90 → 0.77 at 100–999,
+# unchanged at 1,000–3,000 (docs/benchmarks.md). So the search runs with ``plan_cache_mode`` forced
 # to generic, and the mode is put back as it was in the same round trip.
 _GENERIC_PLAN: tuple[str, list[Any]] = (
     "SELECT set_config('plan_cache_mode', 'force_generic_plan', true) FROM "
