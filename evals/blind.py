@@ -49,12 +49,12 @@ def latest(path: Path = SCORES_PATH) -> dict[str, Any] | None:
 def score(*, classification: Path, redteam_path: Path) -> dict[str, Any]:
     """The figures of the current judge and screen on a batch (nothing recorded)."""
     from evals import judge_report, redteam
-    from memory.judge import OfflineJudge
+    from memory.judge import offline_judge
 
     cases = judge_report.load_golden(classification)
     encoder = judge_report.load_encoder()
     report = judge_report.evaluate(
-        OfflineJudge(), cases, judge_report.compute_similarities(encoder, cases)
+        offline_judge(), cases, judge_report.compute_similarities(encoder, cases)
     )
     screen = redteam.evaluate(redteam.load_cases(redteam_path))
     return {

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from memory.judge import Candidate, Judge, OfflineJudge, Relation, Verdict
+from memory.judge import Candidate, Judge, Relation, Verdict, offline_judge
 
 EVALS_DIR = Path(__file__).resolve().parent
 GOLDEN_PATH = EVALS_DIR / "judge_golden.json"
@@ -314,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()  # the embedding text comes from the service's own code
     cases = load_golden()
-    report = evaluate(OfflineJudge(), cases, compute_similarities(load_encoder(), cases))
+    report = evaluate(offline_judge(), cases, compute_similarities(load_encoder(), cases))
     print(format_report(report))
     if args.write_baseline:
         print(f"\nbaseline written: {write_baseline(report.strict_accuracy)}")

@@ -38,9 +38,9 @@ class EvalResult:
 
 
 def run(*, tier: str = "offline") -> EvalResult:
-    from memory.judge import OfflineJudge, get_judge
+    from memory.judge import get_judge, offline_judge
 
-    judge = OfflineJudge() if tier == "offline" else _Failsafe(get_judge())
+    judge = offline_judge() if tier == "offline" else _Failsafe(get_judge())
     cases = judge_report.load_golden()
     classification = judge_report.evaluate(
         judge, cases, judge_report.compute_similarities(judge_report.load_encoder(), cases)

@@ -2,10 +2,12 @@
 with respect to its nearest existing lessons?
 
 Public names: :class:`Relation`, :class:`Candidate`, :class:`Verdict`,
-:class:`Judge` (the protocol), :class:`OfflineJudge` (the deterministic,
-heuristic default), :func:`get_judge` and :func:`judge_for` (a tenant's
-judge: offline, or an LLM judge with optional tiering, from settings and the
-tenant's ``judge_config``).
+:class:`Judge` (the protocol), :class:`OfflineJudge` (the deterministic
+rules), :func:`offline_judge` (the default: those rules with their learned
+layer, :mod:`memory.judge.learned`, where its weights fit the embedding
+model), :func:`get_judge` and :func:`judge_for` (a tenant's judge: offline,
+or an LLM judge with optional tiering, from settings and the tenant's
+``judge_config``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from memory.judge.offline import OfflineJudge
 
 __all__ = [
     "Candidate", "Judge", "OfflineJudge", "Relation", "Verdict", "get_judge", "judge_for",
+    "offline_judge",
 ]  # fmt: skip
 
 
@@ -33,7 +36,7 @@ def judge_for(config: dict[str, Any]) -> Judge:
     overridden by the tenant's ``judge_config`` (``tiering``,
     ``escalate_below``, ``model``, ``strong_model``)."""
     if settings.TRIBUTARY_JUDGE == "offline":
-        return _offline()
+        return offline_judge()
     if not isinstance(config, dict):  # edited by hand in the admin
         config = {}
     model = str(config.get("model") or settings.TRIBUTARY_JUDGE_MODEL)
@@ -58,8 +61,13 @@ def _threshold(value: Any, default: float) -> float:
 
 
 @cache
-def _offline() -> Judge:
-    return OfflineJudge()
+def offline_judge() -> Judge:
+    """The offline judge: the rules, and their learned layer where its
+    weights belong to the embedding model in use (they read its similarity)."""
+    from memory.judge.learned import LearnedJudge, weights
+
+    fitted = weights()
+    return OfflineJudge() if fitted is None else LearnedJudge(fitted)
 
 
 @cache

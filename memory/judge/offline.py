@@ -562,6 +562,55 @@ def read_pair(
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
 
 
+def pair_evidence(
+    new: Statement,
+    cand: Statement,
+    new_sit: Statement | None = None,
+    cand_sit: Statement | None = None,
+) -> dict[str, float]:
+    """Every signal :func:`read_pair` weighs, each computed on its own (not
+    cut short by the first rule that decides): what the judge's learned
+    layer (:mod:`memory.judge.learned`) reads beside the rules' verdict."""
+    lemmas_n, lemmas_c = _all_lemmas(new, new_sit), _all_lemmas(cand, cand_sit)
+    facts = _compare_facts(new.facts, cand.facts)
+    qualifiers = _qualifier_differences(new, cand, lemmas_n, lemmas_c)
+    order = _order_relation(new, cand)
+    locs_n, locs_c = _locations(new), _locations(cand)
+    words_n, words_c = set(new.content), set(cand.content)
+    return {
+        "subject_differs": float(_subject_conflict(new, cand, new_sit, cand_sit) is not None),
+        "situation_differs": float(_situation_conflict(new, cand, new_sit, cand_sit) is not None),
+        "same_situation": float(_same_situation(new_sit, cand_sit)),
+        "facts_agree": float(len(facts.agree)),
+        "facts_agree_hard": float(facts.agree_hard),
+        "facts_conflict": float(len(facts.conflicts)),
+        "facts_ranges": float(len(facts.ranges)),
+        "facts_new_only": float(len(facts.new_only)),
+        "facts_cand_only": float(len(facts.cand_only)),
+        "facts_new_only_hard": float(sum(k[0] not in SOFT_DIMENSIONS for k in facts.new_only)),
+        "facts_cand_only_hard": float(sum(k[0] not in SOFT_DIMENSIONS for k in facts.cand_only)),
+        "polarity_conflicts": float(len(_polarity_conflicts(new, cand))),
+        "order_reversed": float(order == "conflict"),
+        "order_same": float(order == "agree"),
+        "qualifiers_differ": float(len(qualifiers)),
+        "single_valued_differ": float(
+            sum(
+                q_n.phrase_head in _SINGLE_VALUED and q_c.phrase_head in _SINGLE_VALUED
+                for q_n, q_c in qualifiers
+            )
+        ),
+        "own_subject_words": float(
+            bool(_own_subject_words(new, lemmas_c)) and bool(_own_subject_words(cand, lemmas_n))
+        ),
+        "locations_differ": float(bool(locs_n) and bool(locs_c) and not locs_n & locs_c),
+        "locations_agree": float(bool(locs_n & locs_c)),
+        "weight_new_only": _weight(new, words_n - lemmas_c),
+        "weight_cand_only": _weight(cand, words_c - lemmas_n),
+        "weight_new": _weight(new, words_n),
+        "weight_cand": _weight(cand, words_c),
+    }
+
+
 def _short(c: Candidate) -> str:
     return str(c.id)[:8]
 
@@ -593,6 +642,10 @@ class OfflineJudge:
         if not candidates:
             return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
         readings = self.readings(content=content, situation=situation, candidates=candidates)
+        return self.decide(readings, candidates)
+
+    def decide(self, readings: Sequence[Reading], candidates: Sequence[Candidate]) -> Verdict:
+        """The verdict from each candidate's reading (see the module docstring)."""
         best: tuple[bool, float, int] | None = None
         for i, r in enumerate(readings):
             if r.relation is Relation.NOVEL:

@@ -21,7 +21,7 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     out = capsys.readouterr().out
     assert "every metric holds its baseline" in out
     stored = EvalRun.objects.get()
-    assert stored.tier == "offline" and stored.judge == "offline-v1" and stored.passed
+    assert stored.tier == "offline" and stored.judge == "offline-learned-v1" and stored.passed
     metrics = stored.metrics
     # the set includes blind batches, some of whose attacks no rule names yet
     # (the floor is re-measured when a batch is adopted: evals/blind.py)

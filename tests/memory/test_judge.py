@@ -84,8 +84,9 @@ def test_verdicts_and_candidates_are_immutable() -> None:
 
 def test_get_judge_returns_one_offline_judge_per_process() -> None:
     first: Judge = get_judge()
+    # the rules with their learned layer (tests/memory/test_judge_learned.py)
     assert isinstance(first, OfflineJudge)
-    assert first.name == "offline-v1"
+    assert first.name == "offline-learned-v1"
     assert get_judge() is first
 
 

@@ -1,0 +1,260 @@
+"""The judge's learned layer: a multinomial logistic regression over what
+the rules read in a pair of lessons, fitted on the judge's golden set.
+
+The rules (:mod:`memory.judge.offline`) decide in a fixed order and stop at
+the first rule that fires; on batches written blind they found a third of
+the duplicates and contradictions. This layer reads the same evidence side
+by side — every rule's signal computed on its own
+(:func:`~memory.judge.offline.pair_evidence`), the rules' reading and
+confidence, the embeddings' similarity, a few surface counts — and answers
+the probability of each relation for each candidate. Then:
+
+- the rules' destructive verdict stands unless the layer reads its target
+  as novel with probability ``veto_novel_at`` or more (what the rules read
+  plainly — one value against another in the same sentence — the layer,
+  fitted on batches written to be hard, must not overturn on a hunch);
+- where the rules find nothing, the layer's most probable duplicate or
+  contradiction is given if it reaches its threshold;
+- otherwise the lesson is novel.
+
+The thresholds are chosen on cross-validated batches for destructive
+precision first (safety by asymmetry: when unsure, insert as novel).
+
+``learned.json`` beside this module holds the weights (the scaler folded
+in), the thresholds, the embedding model they belong to and the
+cross-validated figures. The similarity is that model's, so with another
+model (``TRIBUTARY_EMBEDDING_MODEL``) the layer is off and the rules judge
+alone. Refit with ``python -m evals.judge_learned --fit`` after the golden
+set grows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+
+from memory.judge.base import Candidate, Relation, Verdict
+from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair
+from memory.judge.statement import Statement, analyse
+
+WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
+DEFAULT_MODEL = "sentence-transformers:all-MiniLM-L6-v2"
+# The classes in the weights' row order.
+CLASSES = (Relation.NOVEL, Relation.DUPLICATE, Relation.CONTRADICTS)
+
+_WORD = re.compile(r"[a-z0-9]+")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|without|n't|cannot|disabled?|off|forbidden|prohibited|optional|only)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Weights:
+    model: str
+    features: tuple[str, ...]
+    coef: np.ndarray[tuple[int, int], np.dtype[np.float64]]  # classes x features, scaler folded in
+    intercept: np.ndarray[tuple[int], np.dtype[np.float64]]
+    duplicate_at: float
+    contradicts_at: float
+    veto_novel_at: float
+
+
+@cache
+def weights() -> Weights | None:
+    """The fitted weights, or None when there are none for the model in use."""
+    if settings.TRIBUTARY_EMBEDDING_MODEL or not WEIGHTS_PATH.exists():
+        return None
+    return parse(json.loads(WEIGHTS_PATH.read_text(encoding="utf-8")))
+
+
+def parse(raw: dict[str, object]) -> Weights | None:
+    """Weights from their JSON form (None for another model's)."""
+    if raw.get("model") != DEFAULT_MODEL:
+        return None
+    features = tuple(str(f) for f in raw["features"])  # type: ignore[attr-defined]
+    coef = np.asarray(raw["coef"], dtype=np.float64)
+    intercept = np.asarray(raw["intercept"], dtype=np.float64)
+    if coef.shape != (len(CLASSES), len(features)) or intercept.shape != (len(CLASSES),):
+        raise ValueError(f"{WEIGHTS_PATH.name}: weights of the wrong shape {coef.shape}")
+    return Weights(
+        model=DEFAULT_MODEL, features=features, coef=coef, intercept=intercept,
+        duplicate_at=float(raw["duplicate_at"]),  # type: ignore[arg-type]
+        contradicts_at=float(raw["contradicts_at"]),  # type: ignore[arg-type]
+        veto_novel_at=float(raw["veto_novel_at"]),  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def pair_features(
+    *,
+    content: str,
+    situation: str,
+    candidate: Candidate,
+    reading: Reading,
+    evidence: dict[str, float],
+    nearest: bool,
+    candidates: int,
+    margin: float,
+) -> dict[str, float]:
+    """What the layer reads of one candidate (by name; the weights list the
+    names they use, in their order)."""
+    numbers_n, numbers_c = set(_NUMBER.findall(content)), set(_NUMBER.findall(candidate.content))
+    negations_n = {m.lower() for m in _NEGATION.findall(content)}
+    negations_c = {m.lower() for m in _NEGATION.findall(candidate.content)}
+    features = {
+        "similarity": candidate.similarity,
+        "margin": margin,
+        "nearest": float(nearest),
+        "candidates": float(candidates),
+        "word_overlap": _overlap(_words(content), _words(candidate.content)),
+        "situation_overlap": _overlap(_words(situation), _words(candidate.situation)),
+        "numbers_same": float(bool(numbers_n) and numbers_n == numbers_c),
+        "numbers_differ": float(bool(numbers_n) and bool(numbers_c) and numbers_n != numbers_c),
+        "numbers_one_side": float(bool(numbers_n) != bool(numbers_c)),
+        "negations_differ": float(len(negations_n ^ negations_c)),
+        "length_ratio": len(content) / max(1, len(candidate.content)),
+        **evidence,
+    }
+    for relation in CLASSES:
+        said = reading.relation is relation
+        features[f"rules_{relation.value}"] = float(said)
+        features[f"rules_{relation.value}_confidence"] = reading.confidence if said else 0.0
+    for detail in ("coverage", "substitution", "new_only"):
+        features[f"rules_{detail}"] = reading.details.get(detail, -1.0)
+    return features
+
+
+def case_features(
+    content: str, situation: str, candidates: Sequence[Candidate]
+) -> list[tuple[Reading, dict[str, float]]]:
+    """Each candidate's rule reading and features (what the fit reads too)."""
+    new = analyse(content)
+    new_sit = analyse(situation) if situation.strip() else None
+    nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
+    out = []
+    for i, c in enumerate(candidates):
+        cand: Statement = analyse(c.content)
+        cand_sit = analyse(c.situation) if c.situation.strip() else None
+        reading = read_pair(new, cand, c.similarity, new_sit, cand_sit)
+        others = [o.similarity for j, o in enumerate(candidates) if j != i]
+        features = pair_features(
+            content=content, situation=situation, candidate=c, reading=reading,
+            evidence=pair_evidence(new, cand, new_sit, cand_sit), nearest=i == nearest,
+            candidates=len(candidates), margin=c.similarity - max(others, default=0.0),
+        )  # fmt: skip
+        out.append((reading, features))
+    return out
+
+
+def probabilities(fitted: Weights, features: dict[str, float]) -> np.ndarray:
+    """P(novel), P(duplicate), P(contradicts) for one candidate."""
+    x = np.asarray([features[name] for name in fitted.features], dtype=np.float64)
+    z = fitted.coef @ x + fitted.intercept
+    z -= z.max()
+    e = np.exp(z)
+    return e / e.sum()
+
+
+def choose(
+    scores: Sequence[np.ndarray], duplicate_at: float, contradicts_at: float
+) -> tuple[float, int, Relation] | None:
+    """The destructive verdict the layer gives, as (probability, candidate
+    index, relation): the most probable duplicate or contradiction that
+    reaches its bar, ties to the nearer candidate; None: novel."""
+    best: tuple[float, int, Relation] | None = None
+    for i, p in enumerate(scores):
+        for relation, bar in ((Relation.DUPLICATE, duplicate_at),
+                              (Relation.CONTRADICTS, contradicts_at)):  # fmt: skip
+            score = float(p[CLASSES.index(relation)])
+            if score >= bar and (best is None or score > best[0]):
+                best = (score, i, relation)
+    return best
+
+
+def combine(
+    rules: tuple[Relation, int] | None, scores: Sequence[np.ndarray], fitted: Weights
+) -> tuple[Relation, int, float | None] | None:
+    """The verdict as (relation, candidate index, the layer's probability or
+    None where the rules' verdict stands), or None: novel. ``rules`` is the
+    rules' destructive verdict (relation, candidate index), if any."""
+    if rules is not None:
+        relation, i = rules
+        if float(scores[i][CLASSES.index(Relation.NOVEL)]) < fitted.veto_novel_at:
+            return relation, i, None
+    best = choose(scores, fitted.duplicate_at, fitted.contradicts_at)
+    return None if best is None else (best[2], best[1], best[0])
+
+
+def _short(c: Candidate) -> str:
+    return str(c.id)[:8]
+
+
+class LearnedJudge(OfflineJudge):
+    """The offline judge with its learned layer (see the module docstring):
+    the rules read each pair; the layer decides."""
+
+    name = "offline-learned-v1"
+
+    def __init__(self, fitted: Weights) -> None:
+        self.fitted = fitted
+
+    def scores(
+        self, *, content: str, situation: str, candidates: Sequence[Candidate]
+    ) -> list[tuple[Reading, np.ndarray]]:
+        """Each candidate's rule reading and the layer's probabilities (for reports)."""
+        return [
+            (reading, probabilities(self.fitted, features))
+            for reading, features in case_features(content, situation, candidates)
+        ]
+
+    def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
+        """Classify ``content`` against ``candidates`` (see :class:`memory.judge.Judge`)."""
+        if not candidates:
+            return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
+        read = case_features(content, situation, candidates)
+        readings = [reading for reading, _ in read]
+        scores = [probabilities(self.fitted, features) for _, features in read]
+        ruled = self.decide(readings, candidates)
+        rules = None
+        if ruled.target_id is not None:
+            rules = (ruled.relation, next(i for i, c in enumerate(candidates)
+                                          if c.id == ruled.target_id))  # fmt: skip
+        verdict = combine(rules, scores, self.fitted)
+        if verdict is not None:
+            relation, i, score = verdict
+            c = candidates[i]
+            if score is None:  # the rules' verdict stands
+                novel = float(scores[i][CLASSES.index(Relation.NOVEL)])
+                text = f"{ruled.rationale[:-1]} (learned: novel at {novel:.2f} only)."
+                return Verdict(relation, c.id, ruled.confidence, text, self.name)
+            verb = "Restates" if relation is Relation.DUPLICATE else "Contradicts"
+            text = f"{verb} lesson {_short(c)} (learned score {score:.2f}; the rules read: "
+            text += f"{readings[i].relation.value}, {readings[i].reason})."
+            return Verdict(relation, c.id, round(_unit(score), 3), text, self.name)
+        destructive = max(float(p[1:].max()) for p in scores)
+        nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
+        text = f"Novel: the nearest lesson, {_short(candidates[nearest])}, is "
+        text += f"{readings[nearest].reason} (no learned score reached its bar"
+        text += ", and the layer read the rules' target as novel)." if rules else ")."
+        return Verdict(Relation.NOVEL, None, round(_unit(1.0 - destructive), 3), text, self.name)
+
+
+def _unit(x: float) -> float:
+    return 0.0 if math.isnan(x) else max(0.0, min(1.0, x))
