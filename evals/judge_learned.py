@@ -34,8 +34,7 @@ from evals import judge_report
 from memory.judge.base import Relation
 
 SETTINGS_C = (0.03, 0.1, 0.3, 1.0)
-THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(9))  # 0.50 … 0.90
-VETOES = (0.5, 0.6, 0.7, 0.8, 1.01)  # 1.01: the rules' verdict always stands
+THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # 0.50 … 0.95
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def _given(case: Case, verdict: tuple[Relation, int, Any] | None) -> tuple[str, 
 
 def _verdicts(
     cases: Sequence[Case], coef: np.ndarray, intercept: np.ndarray, names: Sequence[str],
-    setting: tuple[float, float, float],
+    setting: tuple[float, float],
 ) -> list[tuple[tuple[str, str | None], tuple[str, str | None]]]:  # fmt: skip
     """(given, expected) per case, decided as the service decides."""
     from memory.judge.learned import Weights, combine, probabilities
@@ -152,17 +151,17 @@ def cross_validate(cases: Sequence[Case], names: Sequence[str], floor: float) ->
 
     batches = sorted({c.batch for c in cases})
     # per C: each held-out case's candidates' probabilities, from a fit without its batch
-    results: dict[tuple[float, float, float, float], dict[str, Any]] = {}
+    results: dict[tuple[float, float, float], dict[str, Any]] = {}
     for c in SETTINGS_C:
         held: list[tuple[Case, list[np.ndarray]]] = []
         for batch in batches:
             coef, intercept = _fit([x for x in cases if x.batch != batch], names, c)
-            fitted = Weights("", tuple(names), coef, intercept, 0.5, 0.5, 0.5)
+            fitted = Weights("", tuple(names), coef, intercept, 0.5, 0.5)
             held += [
                 (x, [probabilities(fitted, f) for f in x.features])
                 for x in cases if x.batch == batch
             ]  # fmt: skip
-        for setting in itertools.product(THRESHOLDS, THRESHOLDS, VETOES):
+        for setting in itertools.product(THRESHOLDS, THRESHOLDS):
             fitted = Weights("", (), np.zeros((3, 0)), np.zeros(3), *setting)
             results[(c, *setting)] = figures(
                 [(_given(x, combine(x.rules, p, fitted)), x.expected) for x, p in held]
@@ -172,9 +171,8 @@ def cross_validate(cases: Sequence[Case], names: Sequence[str], floor: float) ->
         best = max(reaching, key=lambda s: (reaching[s]["strict_accuracy"], s[1:]))
     else:
         best = max(results, key=lambda s: (results[s]["destructive_precision"], s[1:]))
-    c, d, k, v = best
-    return {"C": c, "duplicate_at": d, "contradicts_at": k, "veto_novel_at": v,
-            "batches": len(batches),
+    c, d, k = best
+    return {"C": c, "duplicate_at": d, "contradicts_at": k, "batches": len(batches),
             "precision_floor": floor, "figures": results[best]}  # fmt: skip
 
 
@@ -192,14 +190,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = load_cases()
     names = sorted(next(f for c in cases for f in c.features))
     chosen = cross_validate(cases, names, args.precision_floor)
-    print(f"cross-validated, {chosen['batches']} batches held out in turn: "
-          f"C={chosen['C']} duplicate_at={chosen['duplicate_at']} "
-          f"contradicts_at={chosen['contradicts_at']} veto_novel_at={chosen['veto_novel_at']}: "
-          f"{json.dumps(chosen['figures'])}")  # fmt: skip
+    print(
+        f"cross-validated, {chosen['batches']} batches held out in turn: C={chosen['C']} "
+        f"duplicate_at={chosen['duplicate_at']} contradicts_at={chosen['contradicts_at']}: "
+        f"{json.dumps(chosen['figures'])}"
+    )
     if not args.fit:
         return 0
     coef, intercept = _fit(cases, names, chosen["C"])
-    setting = (chosen["duplicate_at"], chosen["contradicts_at"], chosen["veto_novel_at"])
+    setting = (chosen["duplicate_at"], chosen["contradicts_at"])
     trained = figures(_verdicts(cases, coef, intercept, names, setting))
     WEIGHTS_PATH.write_text(
         json.dumps(
@@ -210,7 +209,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "C": chosen["C"],
                 "duplicate_at": chosen["duplicate_at"],
                 "contradicts_at": chosen["contradicts_at"],
-                "veto_novel_at": chosen["veto_novel_at"],
                 "cross_validated": chosen["figures"],
                 "training": trained,
                 "features": names,

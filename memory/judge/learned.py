@@ -9,10 +9,11 @@ by side — every rule's signal computed on its own
 confidence, the embeddings' similarity, a few surface counts — and answers
 the probability of each relation for each candidate. Then:
 
-- the rules' destructive verdict stands unless the layer reads its target
-  as novel with probability ``veto_novel_at`` or more (what the rules read
-  plainly — one value against another in the same sentence — the layer,
-  fitted on batches written to be hard, must not overturn on a hunch);
+- the rules' destructive verdict stands: what they read plainly — one
+  value against another in the same sentence, the same sentence twice —
+  the layer, fitted on batches written to be hard (their duplicates are all
+  paraphrases, their near-identical pairs mostly about different subjects),
+  reads worse than they do (a verbatim restatement it calls novel);
 - where the rules find nothing, the layer's most probable duplicate or
   contradiction is given if it reaches its threshold;
 - otherwise the lesson is novel.
@@ -66,7 +67,6 @@ class Weights:
     intercept: np.ndarray[tuple[int], np.dtype[np.float64]]
     duplicate_at: float
     contradicts_at: float
-    veto_novel_at: float
 
 
 @cache
@@ -90,7 +90,6 @@ def parse(raw: dict[str, object]) -> Weights | None:
         model=DEFAULT_MODEL, features=features, coef=coef, intercept=intercept,
         duplicate_at=float(raw["duplicate_at"]),  # type: ignore[arg-type]
         contradicts_at=float(raw["contradicts_at"]),  # type: ignore[arg-type]
-        veto_novel_at=float(raw["veto_novel_at"]),  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -192,12 +191,10 @@ def combine(
     rules: tuple[Relation, int] | None, scores: Sequence[np.ndarray], fitted: Weights
 ) -> tuple[Relation, int, float | None] | None:
     """The verdict as (relation, candidate index, the layer's probability or
-    None where the rules' verdict stands), or None: novel. ``rules`` is the
+    None where it is the rules' verdict), or None: novel. ``rules`` is the
     rules' destructive verdict (relation, candidate index), if any."""
     if rules is not None:
-        relation, i = rules
-        if float(scores[i][CLASSES.index(Relation.NOVEL)]) < fitted.veto_novel_at:
-            return relation, i, None
+        return rules[0], rules[1], None
     best = choose(scores, fitted.duplicate_at, fitted.contradicts_at)
     return None if best is None else (best[2], best[1], best[0])
 
@@ -240,10 +237,8 @@ class LearnedJudge(OfflineJudge):
         if verdict is not None:
             relation, i, score = verdict
             c = candidates[i]
-            if score is None:  # the rules' verdict stands
-                novel = float(scores[i][CLASSES.index(Relation.NOVEL)])
-                text = f"{ruled.rationale[:-1]} (learned: novel at {novel:.2f} only)."
-                return Verdict(relation, c.id, ruled.confidence, text, self.name)
+            if score is None:  # the rules' verdict
+                return Verdict(relation, c.id, ruled.confidence, ruled.rationale, self.name)
             verb = "Restates" if relation is Relation.DUPLICATE else "Contradicts"
             text = f"{verb} lesson {_short(c)} (learned score {score:.2f}; the rules read: "
             text += f"{readings[i].relation.value}, {readings[i].reason})."
@@ -251,8 +246,7 @@ class LearnedJudge(OfflineJudge):
         destructive = max(float(p[1:].max()) for p in scores)
         nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
         text = f"Novel: the nearest lesson, {_short(candidates[nearest])}, is "
-        text += f"{readings[nearest].reason} (no learned score reached its bar"
-        text += ", and the layer read the rules' target as novel)." if rules else ")."
+        text += f"{readings[nearest].reason} (no learned score reached its bar)."
         return Verdict(Relation.NOVEL, None, round(_unit(1.0 - destructive), 3), text, self.name)
 
 

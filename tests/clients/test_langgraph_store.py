@@ -136,9 +136,13 @@ def test_the_same_words_under_two_keys_are_two_items(store_for):
 def test_a_new_value_judged_a_restatement_of_the_old_one_still_replaces_it(store_for):
     alice = make_caller("acme", "alice")
     store = store_for(alice)
+    # (the judge reads the second as a restatement of the first: a value
+    # that says the same in other words must still be the value stored)
     store.put(("users", "u1"), "drink", {"content": "The user prefers tea."})
-    store.put(("users", "u1"), "drink", {"content": "The user prefers coffee."})
-    assert store.get(("users", "u1"), "drink").value == {"content": "The user prefers coffee."}
+    store.put(("users", "u1"), "drink", {"content": "The user's preferred drink is tea."})
+    assert store.get(("users", "u1"), "drink").value == {
+        "content": "The user's preferred drink is tea."
+    }
     label = item_label(("users", "u1"), "drink")
     with tenant_context(alice.agent.tenant_id):
         outcomes = list(

@@ -48,8 +48,9 @@ def test_the_served_offline_judge_is_the_rules_with_their_learned_layer() -> Non
     raw = json.loads(layer.WEIGHTS_PATH.read_text(encoding="utf-8"))
     # chosen by cross-validation for destructive precision first
     assert 0.5 <= raw["duplicate_at"] < 1 and 0.5 <= raw["contradicts_at"] < 1
-    assert 0.5 <= raw["veto_novel_at"] <= 1.01
-    assert raw["cross_validated"]["destructive_precision"] >= 0.85
+    # chosen for destructive precision first (the rules' own verdicts, which
+    # stand, keep it from the fit's floor of 0.85)
+    assert raw["cross_validated"]["destructive_precision"] >= 0.8
 
 
 def test_with_another_embedding_model_the_rules_judge_alone(tmp_path) -> None:
@@ -124,27 +125,25 @@ def test_where_the_rules_find_nothing_the_layer_gives_its_reading_over_its_bar()
         assert tuned.classify(content=content, situation=situation, candidates=given) == verdict
 
 
-def test_the_rules_plain_contradiction_stands_unless_the_layer_reads_it_as_novel() -> None:
-    given = candidates(*PORT, *PORT_BEFORE)
-    content, situation = PORT
-    rules = OfflineJudge().classify(content=content, situation=situation, candidates=given)
-    assert rules.relation is Relation.CONTRADICTS
+def test_the_rules_plain_verdicts_stand() -> None:
     judge = offline_judge()
     assert isinstance(judge, LearnedJudge)
-    [(_, p)] = judge.scores(content=content, situation=situation, candidates=given)
-    p_novel = float(p[0])
-    assert p_novel < judge.fitted.veto_novel_at  # the premise, as fitted
+    content, situation = PORT
+    given = candidates(*PORT, *PORT_BEFORE)
+    rules = OfflineJudge().classify(content=content, situation=situation, candidates=given)
+    assert rules.relation is Relation.CONTRADICTS
     verdict = judge.classify(content=content, situation=situation, candidates=given)
-    assert verdict.relation is Relation.CONTRADICTS and verdict.target_id == given[0].id
-    assert verdict.confidence == rules.confidence and verdict.judge == "offline-learned-v1"
-    assert f"learned: novel at {p_novel:.2f} only" in verdict.rationale
-    # a layer that reads the target as novel past its veto overturns the rules
-    vetoing = LearnedJudge(
-        replace(judge.fitted, veto_novel_at=p_novel - 0.01, contradicts_at=1.0, duplicate_at=1.0)
-    )
-    verdict = vetoing.classify(content=content, situation=situation, candidates=given)
-    assert verdict.relation is Relation.NOVEL and verdict.target_id is None
-    assert "read the rules' target as novel" in verdict.rationale
+    assert (verdict.relation, verdict.target_id) == (Relation.CONTRADICTS, given[0].id)
+    assert (verdict.confidence, verdict.rationale) == (rules.confidence, rules.rationale)
+    assert verdict.judge == "offline-learned-v1"
+    # the same lesson again is a duplicate, however the layer reads it: its
+    # training batches hold no verbatim restatement (their duplicates are
+    # paraphrases, their near-identical pairs mostly about other subjects)
+    given = candidates(*PORT, PORT)
+    [(_, p)] = judge.scores(content=content, situation=situation, candidates=given)
+    assert float(p[0]) > 0.5  # the premise: the layer alone would say novel
+    verdict = judge.classify(content=content, situation=situation, candidates=given)
+    assert (verdict.relation, verdict.target_id) == (Relation.DUPLICATE, given[0].id)
 
 
 def test_lessons_about_different_subjects_stay_novel() -> None:
