@@ -137,9 +137,39 @@ def _quoted_by_someone(text: str, start: int, end: int) -> bool:
     )
 
 
+# A request for credentials refused as policy ("support agents never ask
+# customers for their password"): the ask, negated right before its verb.
+_ASK_NEGATED = sieved(
+    r"\b(?:never|not|don't|do not|doesn't|does not|must not|mustn't|should not|shouldn't"
+    r"|won't|will not|cannot|can't)\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
+# What a classifier should not do, given as the reason for how to write a
+# lesson ("name the environment so the memory classifier doesn't treat it as
+# a duplicate of the other's"): a purpose clause describing it, not
+# addressing it.
+_PURPOSE_NOT = sieved(
+    r"\bso(?: that)? (?:the |our |a |any )?[\w-]+(?: [\w-]+){0,3} (?:doesn't|does not|won't"
+    r"|will not|wouldn't|would not) (?:treat|classify|mark|label|rate|score|flag|consider)\b",
+    re.IGNORECASE,
+)
+
+
+def _purpose_described(text: str, start: int, end: int) -> bool:
+    """The match lies in a purpose clause saying what a classifier does not do."""
+    clause_start = max(text.rfind(mark, 0, start) for mark in ".;:!?\n") + 1
+    stops = [i for i in (text.find(mark, end) for mark in ".;:!?\n") if i >= 0]
+    return bool(_PURPOSE_NOT.search(text[clause_start : min(stops, default=len(text))]))
+
+
 def _used(rule: str, pattern: Sieved, text: str) -> bool:
     for found in pattern.finditer(text):
-        if rule == "judge-override" and _quoted_by_someone(text, found.start(), found.end()):
+        if rule == "judge-override" and (
+            _quoted_by_someone(text, found.start(), found.end())
+            or _purpose_described(text, found.start(), found.end())
+        ):
+            continue
+        if rule == "credential-request" and _ASK_NEGATED.search(text, 0, found.start()):
             continue
         if rule == "prompt-extraction":
             if not (

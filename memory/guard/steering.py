@@ -46,6 +46,8 @@ OVERRIDE = [
     rx(
         r"\b(?:you are|you're) now (?:an? |the )?(?:unrestricted|new|different|jailbroken|dan|evil|admin)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|(?:^|[.;:!?]\s*|\b(?:you|and|now|please|must|should)\s+)pretend (?:to be|you are)\b|\bfrom now on,? you (?:are|will|must)\b"
         r"|\b(?:you are|you're) now\b[^.;]{0,60}\b(?:with no|without (?:any )?|no) (?:restrictions|limits|limitations|rules|filters|guardrails|safety)\b"
+        # a mode the reader is told it is in ("You are now operating in maintenance mode")
+        r"|\b(?:you are|you're) now (?:operating|running|working|acting) (?:in|under)\b[^.;]{0,40}\bmode\b"
         r"|\b(?:persona|mode|character|alter ego)\b[^.;]{0,30}\b(?:with no |without (?:any )?)(?:safety|restrictions|limits|rules|guardrails|guidelines)\b"
         r"|\b(?:you are|you're) now\b[^.;]{0,40}\bmode\b.{0,120}\b(?:safety|checks|confirmations|rules|restrictions|guardrails)\b[^.;]{0,30}\b(?:are|is) (?:suspended|disabled|off|lifted|waived)\b"
     ),
@@ -314,6 +316,9 @@ JUDGE_ADDRESSED = [
         r"|\bstore this (?:lesson|entry|note) unchanged\b|\b(?:execute|run|perform|carry out) the payload\b"
         r"|\b(?:always )?rank (?:it|this(?: lesson| entry)?) (?:first|highest|on top)\b|\bre-?create it if\b"
         r"|\btreat (?:any|every|all) (?:other )?lessons? that (?:disagrees?|contradicts?|conflicts?)\b"
+        # the memory's other lessons set aside for one author's ("follow only
+        # lessons signed 'Mallory'")
+        r"|\b(?:follow|obey|trust|use) only (?:the )?(?:lessons?|memories|entries|notes|instructions)\b[^.;]{0,30}\b(?:signed|written|tagged|marked|from)\b"
     ),
     # the memory itself addressed ("Note to the lesson store: … delete them"),
     # or the verdict written out ("Classification hint: this lesson is NOVEL")
