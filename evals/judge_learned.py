@@ -1,5 +1,5 @@
 """Fit the judge's learned layer (``memory/judge/learned.json``) on the
-golden set.
+golden set and on long histories.
 
     python -m evals.judge_learned --fit      # cross-validate, fit, write the weights
     python -m evals.judge_learned            # the cross-validated figures only
@@ -7,13 +7,20 @@ golden set.
 Each case's candidates are read as the service reads them (similarities
 from the real embedding model, candidates sorted nearest first); a
 candidate's label is the case's relation if it is the case's target, else
-novel. The regularisation and the two thresholds are chosen by
-leave-one-batch-out cross-validation (each blind batch, and the cases
-written before the batches as one more, held out in turn): the most
-accurate setting whose destructive precision across the held-out batches
-is at least ``--precision-floor`` (or, if none reaches it, the most
-precise). Then the layer is fitted on every case. scikit-learn (a dev
-dependency) fits; the service only computes a dot product.
+novel. The golden set is written to be hard, a third of each relation;
+real memory is mostly related notes that are neither, so the facts of long
+histories (``--natural``, default ``evals/longmem.json``), each against its
+nearest earlier facts, are fitted on as novel pairs (:func:`load_natural`).
+The regularisation and the two thresholds are chosen by leave-one-batch-out
+cross-validation (each blind batch, the cases written before the batches
+and each history held out in turn): among the settings that give a verdict
+to at most ``MAX_NATURAL_ADDITIONS`` of a held-out history's facts, the
+most accurate on the golden cases whose destructive precision is at least
+``--precision-floor`` or the rules' own, whichever is lower (if none, the
+most precise). Then the layer is fitted on every case and checked on a
+history it never saw (``--natural-check``, default
+``evals/longmem_conv.json``). scikit-learn (a dev dependency) fits; the
+service only computes a dot product.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -84,6 +92,62 @@ def load_cases() -> list[Case]:
     return cases
 
 
+NATURAL = "natural:"  # the batch name of a long history's cases starts with it
+# At most this share of a held-out history's facts given a destructive
+# verdict by the layer where the rules give none.
+MAX_NATURAL_ADDITIONS = 0.005
+
+
+def load_natural(path: Path) -> list[Case]:
+    """A long history's facts as the service would judge them, learned in
+    order: each against its five nearest earlier facts (similarity 0.3 or
+    more), labelled novel; each history is a batch of its own. Dated notes
+    on one matter ("has a knee replacement date", "had the knee replaced")
+    are the pairs the golden
+    set, written to be hard, lacks; a layer fitted without them read most
+    such pairs as duplicates. A few of them are real updates (the rules'
+    verdicts on them are kept, never counted against the layer)."""
+    from evals.longmem import fact_text, load
+    from memory.embeddings import embed, lesson_text
+    from memory.judge import Candidate, OfflineJudge
+    from memory.judge.learned import case_features
+
+    judge = OfflineJudge()
+    cases = []
+    for history in load(path)["histories"]:
+        texts = [fact_text(f) for f in history["facts"]]
+        vectors = np.asarray(embed([lesson_text(t, "") for t in texts]))
+        for i in range(1, len(texts)):
+            sims = vectors[:i] @ vectors[i]
+            nearest = [j for j in np.argsort(-sims)[:5] if sims[j] >= 0.3]
+            candidates = [
+                Candidate(id=uuid.uuid4(), content=texts[j], situation="",
+                          similarity=float(sims[j]))
+                for j in nearest
+            ]  # fmt: skip
+            if not candidates:
+                continue
+            read = case_features(texts[i], "", candidates)
+            ruled = judge.decide([r for r, _ in read], candidates)
+            rules = None
+            if ruled.target_id is not None:
+                rules = (ruled.relation, [c.id for c in candidates].index(ruled.target_id))
+            cases.append(
+                Case(
+                    id=f"{history['id']}:{i}", batch=f"{NATURAL}{path.name}:{history['id']}",
+                    expected=("novel", None), keys=tuple(str(j) for j in nearest),
+                    features=tuple(f for _, f in read), rules=rules,
+                )
+            )  # fmt: skip
+    return cases
+
+
+def additions(verdicts: Sequence[tuple[Case, Any]]) -> float:
+    """The share of cases the layer gave a destructive verdict the rules did not."""
+    added = sum(1 for case, verdict in verdicts if case.rules is None and verdict is not None)
+    return added / max(1, len(verdicts))
+
+
 def _matrix(cases: Sequence[Case], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     from memory.judge.learned import CLASSES
 
@@ -97,8 +161,8 @@ def _matrix(cases: Sequence[Case], names: Sequence[str]) -> tuple[np.ndarray, np
     return np.asarray(rows, dtype=np.float64), np.asarray(labels)
 
 
-def _fit(cases: Sequence[Case], names: Sequence[str], c: float) -> tuple[np.ndarray, np.ndarray]:
-    """Weights with the standardisation folded in: (coef, intercept)."""
+def _fit(cases: Sequence[Case], names: Sequence[str], c: float) -> Fit:
+    """Weights with the standardisation folded in, and each feature's range."""
     from sklearn.linear_model import LogisticRegression
 
     x, y = _matrix(cases, names)
@@ -106,7 +170,23 @@ def _fit(cases: Sequence[Case], names: Sequence[str], c: float) -> tuple[np.ndar
     scale[scale == 0] = 1.0
     model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
     coef = model.coef_ / scale
-    return coef, model.intercept_ - coef @ mean
+    return Fit(coef, model.intercept_ - coef @ mean, x.min(axis=0), x.max(axis=0))
+
+
+@dataclass(frozen=True)
+class Fit:
+    coef: np.ndarray
+    intercept: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    def weights(self, names: Sequence[str], duplicate_at: float, contradicts_at: float) -> Any:
+        from memory.judge.learned import Weights
+
+        return Weights(
+            "", tuple(names), self.coef, self.intercept, self.low, self.high, duplicate_at,
+            contradicts_at,
+        )  # fmt: skip
 
 
 def _given(case: Case, verdict: tuple[Relation, int, Any] | None) -> tuple[str, str | None]:
@@ -114,13 +194,12 @@ def _given(case: Case, verdict: tuple[Relation, int, Any] | None) -> tuple[str, 
 
 
 def _verdicts(
-    cases: Sequence[Case], coef: np.ndarray, intercept: np.ndarray, names: Sequence[str],
-    setting: tuple[float, float],
-) -> list[tuple[tuple[str, str | None], tuple[str, str | None]]]:  # fmt: skip
+    cases: Sequence[Case], fit: Fit, names: Sequence[str], setting: tuple[float, float]
+) -> list[tuple[tuple[str, str | None], tuple[str, str | None]]]:
     """(given, expected) per case, decided as the service decides."""
-    from memory.judge.learned import Weights, combine, probabilities
+    from memory.judge.learned import combine, probabilities
 
-    fitted = Weights("", tuple(names), coef, intercept, *setting)
+    fitted = fit.weights(names, *setting)
     return [
         (_given(x, combine(x.rules, [probabilities(fitted, f) for f in x.features], fitted)),
          x.expected)
@@ -145,9 +224,17 @@ def figures(verdicts: Sequence[tuple[tuple[str, Any], tuple[str, Any]]]) -> dict
     }
 
 
+def _fit_free(duplicate_at: float, contradicts_at: float) -> Any:
+    """Thresholds alone (what ``combine`` reads once the probabilities are known)."""
+    from memory.judge.learned import Weights
+
+    none = np.zeros(0)
+    return Weights("", (), np.zeros((3, 0)), np.zeros(3), none, none, duplicate_at, contradicts_at)
+
+
 def cross_validate(cases: Sequence[Case], names: Sequence[str], floor: float) -> dict[str, Any]:
     """The setting chosen by leave-one-batch-out cross-validation, with its figures."""
-    from memory.judge.learned import Weights, combine, probabilities
+    from memory.judge.learned import combine, probabilities
 
     batches = sorted({c.batch for c in cases})
     # per C: each held-out case's candidates' probabilities, from a fit without its batch
@@ -155,39 +242,65 @@ def cross_validate(cases: Sequence[Case], names: Sequence[str], floor: float) ->
     for c in SETTINGS_C:
         held: list[tuple[Case, list[np.ndarray]]] = []
         for batch in batches:
-            coef, intercept = _fit([x for x in cases if x.batch != batch], names, c)
-            fitted = Weights("", tuple(names), coef, intercept, 0.5, 0.5)
+            fitted = _fit([x for x in cases if x.batch != batch], names, c).weights(names, 0.5, 0.5)
             held += [
                 (x, [probabilities(fitted, f) for f in x.features])
                 for x in cases if x.batch == batch
             ]  # fmt: skip
         for setting in itertools.product(THRESHOLDS, THRESHOLDS):
-            fitted = Weights("", (), np.zeros((3, 0)), np.zeros(3), *setting)
+            decide = _fit_free(*setting)
+            given = [(x, combine(x.rules, p, decide)) for x, p in held]
             results[(c, *setting)] = figures(
-                [(_given(x, combine(x.rules, p, fitted)), x.expected) for x, p in held]
+                [(_given(x, v), x.expected) for x, v in given if not x.batch.startswith(NATURAL)]
             )
-    reaching = {s: f for s, f in results.items() if f["destructive_precision"] >= floor}
+            natural = [(x, v) for x, v in given if x.batch.startswith(NATURAL)]
+            results[(c, *setting)]["natural_additions"] = round(additions(natural), 4)
+    quiet = {
+        s: f for s, f in results.items() if f["natural_additions"] <= MAX_NATURAL_ADDITIONS
+    } or results
+    # the floor, or the rules' own precision where that is lower: the layer
+    # may not make the judge's destructive verdicts less precise
+    never = _fit_free(2.0, 2.0)  # no probability reaches a bar over 1
+    rules_alone = figures([(_given(x, combine(x.rules, p, never)), x.expected) for x, p in held
+                           if not x.batch.startswith(NATURAL)])  # fmt: skip
+    floor = min(floor, rules_alone["destructive_precision"])
+    reaching = {s: f for s, f in quiet.items() if f["destructive_precision"] >= floor}
     if reaching:
         best = max(reaching, key=lambda s: (reaching[s]["strict_accuracy"], s[1:]))
     else:
-        best = max(results, key=lambda s: (results[s]["destructive_precision"], s[1:]))
+        best = max(quiet, key=lambda s: (quiet[s]["destructive_precision"], s[1:]))
     c, d, k = best
-    return {"C": c, "duplicate_at": d, "contradicts_at": k, "batches": len(batches),
-            "precision_floor": floor, "figures": results[best]}  # fmt: skip
+    return {"C": c, "duplicate_at": d, "contradicts_at": k,
+            "batches": len([b for b in batches if not b.startswith(NATURAL)]),
+            "precision_floor": floor, "rules_alone": rules_alone,
+            "figures": results[best]}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--fit", action="store_true", help="write memory/judge/learned.json")
     parser.add_argument("--precision-floor", type=float, default=0.85)
+    parser.add_argument(
+        "--natural", type=Path, nargs="*", default=None,
+        help="long histories fitted on as novel pairs (default: evals/longmem.json)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--natural-check", type=Path, default=None,
+        help="a long history held out: how often the fitted layer adds a verdict there "
+        "(default: evals/longmem_conv.json)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
-    from memory.judge.learned import DEFAULT_MODEL, WEIGHTS_PATH
+    from evals.longmem import CONVERSATIONS_PATH, LONGMEM_PATH
+    from memory.judge.learned import DEFAULT_MODEL, WEIGHTS_PATH, combine, probabilities
 
-    cases = load_cases()
+    golden = load_cases()
+    natural = [x for p in (args.natural or [LONGMEM_PATH]) for x in load_natural(p)]
+    check = load_natural(args.natural_check or CONVERSATIONS_PATH)
+    cases = golden + natural
     names = sorted(next(f for c in cases for f in c.features))
     chosen = cross_validate(cases, names, args.precision_floor)
     print(
@@ -197,23 +310,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if not args.fit:
         return 0
-    coef, intercept = _fit(cases, names, chosen["C"])
+    fit = _fit(cases, names, chosen["C"])
     setting = (chosen["duplicate_at"], chosen["contradicts_at"])
-    trained = figures(_verdicts(cases, coef, intercept, names, setting))
+    trained = figures(_verdicts(golden, fit, names, setting))
+    fitted = fit.weights(names, *setting)
+    held_out = additions(
+        [(x, combine(x.rules, [probabilities(fitted, f) for f in x.features], fitted))
+         for x in check]
+    )  # fmt: skip
+    print(f"held-out history {check[0].batch if check else '-'}: the layer adds a verdict to "
+          f"{held_out:.4f} of {len(check)} facts")  # fmt: skip
     WEIGHTS_PATH.write_text(
         json.dumps(
             {
                 "model": DEFAULT_MODEL,
                 "fitted": dt.date.today().isoformat(),
-                "golden_cases": len(cases),
+                "golden_cases": len(golden),
+                "natural_cases": len(natural),
+                "natural_held_out": {"facts": len(check), "additions": round(held_out, 4)},
                 "C": chosen["C"],
                 "duplicate_at": chosen["duplicate_at"],
                 "contradicts_at": chosen["contradicts_at"],
                 "cross_validated": chosen["figures"],
                 "training": trained,
                 "features": names,
-                "coef": [[round(float(v), 8) for v in row] for row in coef],
-                "intercept": [round(float(v), 8) for v in intercept],
+                "coef": [[round(float(v), 8) for v in row] for row in fit.coef],
+                "intercept": [round(float(v), 8) for v in fit.intercept],
+                "low": [round(float(v), 8) for v in fit.low],
+                "high": [round(float(v), 8) for v in fit.high],
             },
             indent=1,
         )

@@ -18,8 +18,11 @@ the probability of each relation for each candidate. Then:
   contradiction is given if it reaches its threshold;
 - otherwise the lesson is novel.
 
-The thresholds are chosen on cross-validated batches for destructive
-precision first (safety by asymmetry: when unsure, insert as novel).
+It is fitted on the golden set and on long histories' dated notes as
+novel pairs, and every feature is clipped to its training range; the
+thresholds are chosen on cross-validated batches for destructive
+precision first and for few verdicts on histories it was not fitted on
+(safety by asymmetry: when unsure, insert as novel).
 
 ``learned.json`` beside this module holds the weights (the scaler folded
 in), the thresholds, the embedding model they belong to and the
@@ -65,6 +68,11 @@ class Weights:
     features: tuple[str, ...]
     coef: np.ndarray[tuple[int, int], np.dtype[np.float64]]  # classes x features, scaler folded in
     intercept: np.ndarray[tuple[int], np.dtype[np.float64]]
+    # each feature's range in the training set: a value outside it is
+    # clipped, never extrapolated (a linear model read a lesson longer than
+    # any it was fitted on as ever more of a duplicate)
+    low: np.ndarray[tuple[int], np.dtype[np.float64]]
+    high: np.ndarray[tuple[int], np.dtype[np.float64]]
     duplicate_at: float
     contradicts_at: float
 
@@ -84,10 +92,17 @@ def parse(raw: dict[str, object]) -> Weights | None:
     features = tuple(str(f) for f in raw["features"])  # type: ignore[attr-defined]
     coef = np.asarray(raw["coef"], dtype=np.float64)
     intercept = np.asarray(raw["intercept"], dtype=np.float64)
-    if coef.shape != (len(CLASSES), len(features)) or intercept.shape != (len(CLASSES),):
+    low = np.asarray(raw["low"], dtype=np.float64)
+    high = np.asarray(raw["high"], dtype=np.float64)
+    if (
+        coef.shape != (len(CLASSES), len(features))
+        or intercept.shape != (len(CLASSES),)
+        or low.shape != (len(features),)
+        or high.shape != (len(features),)
+    ):
         raise ValueError(f"{WEIGHTS_PATH.name}: weights of the wrong shape {coef.shape}")
     return Weights(
-        model=DEFAULT_MODEL, features=features, coef=coef, intercept=intercept,
+        model=DEFAULT_MODEL, features=features, coef=coef, intercept=intercept, low=low, high=high,
         duplicate_at=float(raw["duplicate_at"]),  # type: ignore[arg-type]
         contradicts_at=float(raw["contradicts_at"]),  # type: ignore[arg-type]
     )  # fmt: skip
@@ -109,7 +124,6 @@ def pair_features(
     reading: Reading,
     evidence: dict[str, float],
     nearest: bool,
-    candidates: int,
     margin: float,
 ) -> dict[str, float]:
     """What the layer reads of one candidate (by name; the weights list the
@@ -121,7 +135,6 @@ def pair_features(
         "similarity": candidate.similarity,
         "margin": margin,
         "nearest": float(nearest),
-        "candidates": float(candidates),
         "word_overlap": _overlap(_words(content), _words(candidate.content)),
         "situation_overlap": _overlap(_words(situation), _words(candidate.situation)),
         "numbers_same": float(bool(numbers_n) and numbers_n == numbers_c),
@@ -156,7 +169,7 @@ def case_features(
         features = pair_features(
             content=content, situation=situation, candidate=c, reading=reading,
             evidence=pair_evidence(new, cand, new_sit, cand_sit), nearest=i == nearest,
-            candidates=len(candidates), margin=c.similarity - max(others, default=0.0),
+            margin=c.similarity - max(others, default=0.0),
         )  # fmt: skip
         out.append((reading, features))
     return out
@@ -165,7 +178,7 @@ def case_features(
 def probabilities(fitted: Weights, features: dict[str, float]) -> np.ndarray:
     """P(novel), P(duplicate), P(contradicts) for one candidate."""
     x = np.asarray([features[name] for name in fitted.features], dtype=np.float64)
-    z = fitted.coef @ x + fitted.intercept
+    z = fitted.coef @ np.clip(x, fitted.low, fitted.high) + fitted.intercept
     z -= z.max()
     e = np.exp(z)
     return e / e.sum()

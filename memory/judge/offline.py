@@ -604,10 +604,9 @@ def pair_evidence(
         ),
         "locations_differ": float(bool(locs_n) and bool(locs_c) and not locs_n & locs_c),
         "locations_agree": float(bool(locs_n & locs_c)),
-        "weight_new_only": _weight(new, words_n - lemmas_c),
-        "weight_cand_only": _weight(cand, words_c - lemmas_n),
-        "weight_new": _weight(new, words_n),
-        "weight_cand": _weight(cand, words_c),
+        # shares, not sizes: a long lesson is not more or less of a duplicate
+        "share_new_only": _weight(new, words_n - lemmas_c) / max(_weight(new, words_n), 1e-9),
+        "share_cand_only": _weight(cand, words_c - lemmas_n) / max(_weight(cand, words_c), 1e-9),
     }
 
 

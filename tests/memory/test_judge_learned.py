@@ -17,7 +17,14 @@ from evals import judge_learned
 from memory.embeddings import embed, lesson_text
 from memory.judge import Candidate, OfflineJudge, Relation, offline_judge
 from memory.judge import learned as layer
-from memory.judge.learned import LearnedJudge, case_features, choose, parse, weights
+from memory.judge.learned import (
+    LearnedJudge,
+    case_features,
+    choose,
+    parse,
+    probabilities,
+    weights,
+)
 
 
 def candidates(content: str, situation: str, *others: tuple[str, str]) -> list[Candidate]:
@@ -74,6 +81,27 @@ def test_weights_of_another_model_or_of_the_wrong_shape_are_refused() -> None:
         parse({**raw, "coef": [row[:-1] for row in raw["coef"]]})
     with pytest.raises(ValueError, match="wrong shape"):
         parse({**raw, "intercept": raw["intercept"][:2]})
+
+
+def test_a_feature_past_its_training_range_is_clipped_not_extrapolated() -> None:
+    fitted = weights()
+    assert fitted is not None
+    [(_, features)] = case_features(PORT[0], PORT[1], candidates(*PORT, *PORT_BEFORE))
+    at = {n: float(v) for n, v in zip(fitted.features, fitted.high, strict=True)}
+    # every feature at the top of its range, and far past it: the same answer
+    beyond = {n: v + 1000.0 for n, v in at.items()}
+    assert np.array_equal(probabilities(fitted, at), probabilities(fitted, beyond))
+    assert np.array_equal(
+        probabilities(fitted, {**features, "share_new_only": -5.0}),
+        probabilities(fitted, {**features, "share_new_only": float(fitted.low[
+            fitted.features.index("share_new_only")])}),
+    )  # fmt: skip
+    raw = json.loads(layer.WEIGHTS_PATH.read_text(encoding="utf-8"))
+    # fitted with long histories' dated notes as novel pairs, and checked on
+    # a history it was not fitted on
+    assert raw["natural_cases"] > 500
+    assert raw["natural_held_out"]["facts"] > 1000
+    assert raw["natural_held_out"]["additions"] <= 0.005
 
 
 def test_the_most_probable_destructive_reading_over_its_bar_is_chosen() -> None:
