@@ -1,5 +1,6 @@
 """The judge's learned layer: a multinomial logistic regression over what
-the rules read in a pair of lessons, fitted on the judge's golden set.
+the rules read in a pair of lessons, fitted on the judge's golden set and
+on long histories.
 
 The rules (:mod:`memory.judge.offline`) decide in a fixed order and stop at
 the first rule that fires; on batches written blind they found a third of
@@ -29,7 +30,7 @@ in), the thresholds, the embedding model they belong to and the
 cross-validated figures. The similarity is that model's, so with another
 model (``TRIBUTARY_EMBEDDING_MODEL``) the layer is off and the rules judge
 alone. Refit with ``python -m evals.judge_learned --fit`` after the golden
-set grows.
+set grows or a rule changes.
 """
 
 from __future__ import annotations
@@ -218,7 +219,8 @@ def _short(c: Candidate) -> str:
 
 class LearnedJudge(OfflineJudge):
     """The offline judge with its learned layer (see the module docstring):
-    the rules read each pair; the layer decides."""
+    the rules' destructive verdicts stand; where they find none, the layer
+    may give one."""
 
     name = "offline-learned-v1"
 
