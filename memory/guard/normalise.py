@@ -4,9 +4,9 @@ be read.
 An attack hides its words from pattern rules in ways a human reader (or a
 model) still reads through: compatibility forms (full-width letters), look-
 alike characters from other scripts, invisible characters inside words,
-letters split by dots or spaces, text in Unicode tag characters that shows
-nothing at all, encodings (base64, hex, percent), rot13, reversal and
-leetspeak. :func:`readings` gives the screen each of those readings; the
+letters split by dots or spaces, e-mail addresses written apart, text in
+Unicode tag characters that shows nothing at all, encodings (base64, hex,
+percent), rot13, reversal and leetspeak. :func:`readings` gives the screen each of those readings; the
 rules run on all of them. :func:`hidden_text` and :func:`spoofed_names`
 report the tricks that are an attack in themselves.
 """
@@ -134,12 +134,30 @@ _SPLIT = sieved(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z]
 _SPACED = sieved(r"(?<!\S)[\w~/.:#@-](?: [\w~/.:#@-])+(?!\S)")
 
 
+# An e-mail address written apart so no pattern reads it ("ops @ proton .
+# m-e", "ops [at] proton [dot] me"): the name, the at, the domain's parts.
+# (Not the words "at" and "dot": "meet at noon. Lunch" is no address.)
+_AT = r"(?:\s*@\s*|\s*(?:\[at\]|\(at\))\s*)"
+_DOT = r"(?:\s+\.\s*|\s*\.\s+|\s*(?:\[dot\]|\(dot\))\s*)"
+_SPREAD_ADDRESS = sieved(
+    rf"\b([\w.+-]+){_AT}([\w-]+)((?:{_DOT}[a-z](?:-?[a-z])*)+)\b", re.IGNORECASE
+)
+
+
+def _address(match: re.Match[str]) -> str:
+    parts = re.split(_DOT, match.group(3), flags=re.IGNORECASE)
+    tail = ".".join(p.replace("-", "") for p in parts if p)
+    return f"{match.group(1)}@{match.group(2)}.{tail}"
+
+
 def rejoined(text: str, *, spaced: bool = False) -> str:
     """Split letters joined back into words (``spaced``: the characters of a
-    text whose words are set apart by wider gaps, before the gaps collapse)."""
+    text whose words are set apart by wider gaps, before the gaps collapse),
+    and an e-mail address written apart put together."""
     if spaced:
         return _SPACED.sub(lambda m: m.group().replace(" ", ""), text)
-    return _SPLIT.sub(lambda m: m.group().replace(m.group(1), ""), text)
+    joined = _SPLIT.sub(lambda m: m.group().replace(m.group(1), ""), text)
+    return _SPREAD_ADDRESS.sub(_address, joined)
 
 
 _LEET = str.maketrans(
