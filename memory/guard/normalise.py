@@ -6,9 +6,10 @@ model) still reads through: compatibility forms (full-width letters), look-
 alike characters from other scripts, invisible characters inside words,
 letters split by dots or spaces, e-mail addresses written apart, text in
 Unicode tag characters that shows nothing at all, encodings (base64, hex,
-percent), rot13, reversal and leetspeak. :func:`readings` gives the screen each of those readings; the
-rules run on all of them. :func:`hidden_text` and :func:`spoofed_names`
-report the tricks that are an attack in themselves.
+percent), rot13, reversal and leetspeak. :func:`readings` gives the screen
+each of those readings; the rules run on all of them. :func:`hidden_text`
+and :func:`spoofed_names` report the tricks that are an attack in
+themselves.
 """
 
 from __future__ import annotations
