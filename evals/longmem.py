@@ -98,6 +98,9 @@ class LongMemReport:
         return {
             "evidence_recall_at_10": round(self.recall.evidence_recall(ANSWERABLE), 4),
             "hit_at_10": round(self.recall.hit(ANSWERABLE), 4),
+            # Distinct facts folded into one lesson inflate recall@10 (a few
+            # lessons hold everything): a judge that folds them must fail here.
+            "lessons_per_fact": round((self.lessons + self.superseded) / max(1, self.facts), 4),
         }
 
 

@@ -29,6 +29,8 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     assert metrics["redteam"]["block_rate"] >= load_baseline()["redteam"]["block_rate"] >= 0.86
     assert metrics["retrieval"]["hit_at_5"] >= 0.97
     assert metrics["longmem"]["evidence_recall_at_10"] >= 0.9
+    # the judge keeps the histories' facts apart (a fold would inflate recall)
+    assert metrics["longmem"]["lessons_per_fact"] >= 0.95
     assert set(metrics) == set(load_baseline())
 
 
