@@ -17,7 +17,6 @@ import os
 import statistics
 import sys
 import time
-import uuid
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,22 +34,16 @@ def main() -> None:
     from _stack import machine
 
     from evals import judge_report
-    from memory.judge import Candidate, OfflineJudge, offline_judge
+    from memory.judge import OfflineJudge, offline_judge
 
     print(f"machine: {machine()}")
     cases = judge_report.load_golden()
     similarities = judge_report.compute_similarities(judge_report.load_encoder(), cases)
-    inputs = []
-    for case in cases:
-        sims = similarities[case.id]
-        ordered = sorted(case.candidates, key=lambda c: -sims[c.key])
-        inputs.append(
-            (case.content, case.situation, [
-                Candidate(id=uuid.uuid4(), content=c.content, situation=c.situation,
-                          similarity=sims[c.key])
-                for c in ordered
-            ])
-        )  # fmt: skip
+    inputs = [
+        (case.content, case.situation,
+         [c for _, c in judge_report.case_candidates(case, similarities[case.id])])
+        for case in cases
+    ]  # fmt: skip
     judges = {"rules": OfflineJudge(), "served": offline_judge()}
     best: dict[str, dict[int, list[float]]] = {}
     for _ in range(args.rounds):

@@ -56,7 +56,7 @@ class Case:
 
 
 def load_cases() -> list[Case]:
-    from memory.judge import Candidate, OfflineJudge
+    from memory.judge import OfflineJudge
     from memory.judge.learned import case_features
 
     judge = OfflineJudge()
@@ -66,13 +66,8 @@ def load_cases() -> list[Case]:
     similarities = judge_report.compute_similarities(judge_report.load_encoder(), golden)
     cases = []
     for case in golden:
-        sims = similarities[case.id]
-        ordered = sorted(case.candidates, key=lambda c: -sims[c.key])
-        candidates = [
-            Candidate(id=uuid.uuid4(), content=c.content, situation=c.situation,
-                      similarity=sims[c.key])
-            for c in ordered
-        ]  # fmt: skip
+        keyed = judge_report.case_candidates(case, similarities[case.id])
+        candidates = [c for _, c in keyed]
         read = case_features(case.content, case.situation, candidates) if candidates else []
         rules = None
         if read:
@@ -84,7 +79,7 @@ def load_cases() -> list[Case]:
                 id=case.id,
                 batch=str(raw[case.id].get("batch") or "before the batches"),
                 expected=(case.expected_relation.value, case.expected_target),
-                keys=tuple(c.key for c in ordered),
+                keys=tuple(k for k, _ in keyed),
                 features=tuple(f for _, f in read),
                 rules=rules,
             )

@@ -248,24 +248,33 @@ def compute_similarities(
     return sims
 
 
-def run_case(judge: Judge, case: GoldenCase, similarities: dict[str, float]) -> CaseResult:
-    """Sort the case's candidates by similarity (highest first) and ask the judge."""
+def case_candidates(
+    case: GoldenCase, similarities: dict[str, float]
+) -> list[tuple[str, Candidate]]:
+    """The case's candidates as a judge is given them, highest similarity
+    first, each with its key."""
     ordered = sorted(case.candidates, key=lambda c: -similarities[c.key])
-    ids = {c.key: uuid.uuid5(uuid.NAMESPACE_URL, f"golden/{case.id}/{c.key}") for c in ordered}
-    verdict = judge.classify(
-        content=case.content,
-        situation=case.situation,
-        candidates=[
+    return [
+        (
+            c.key,
             Candidate(
-                id=ids[c.key],
+                id=uuid.uuid5(uuid.NAMESPACE_URL, f"golden/{case.id}/{c.key}"),
                 content=c.content,
                 situation=c.situation,
                 similarity=similarities[c.key],
-            )
-            for c in ordered
-        ],
+            ),
+        )
+        for c in ordered
+    ]
+
+
+def run_case(judge: Judge, case: GoldenCase, similarities: dict[str, float]) -> CaseResult:
+    """Sort the case's candidates by similarity (highest first) and ask the judge."""
+    keyed = case_candidates(case, similarities)
+    verdict = judge.classify(
+        content=case.content, situation=case.situation, candidates=[c for _, c in keyed]
     )
-    key = next((k for k, i in ids.items() if i == verdict.target_id), None)
+    key = next((k for k, c in keyed if c.id == verdict.target_id), None)
     return CaseResult(case=case, verdict=verdict, target_key=key)
 
 

@@ -13,7 +13,6 @@ red-team set grows.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,10 +20,11 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
+
+from memory.embeddings import BUNDLED_MODEL, fitted_weights
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
-DEFAULT_MODEL = "sentence-transformers:all-MiniLM-L6-v2"
+DEFAULT_MODEL = BUNDLED_MODEL
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,8 @@ class Weights:
 @cache
 def weights() -> Weights | None:
     """The fitted weights, or None when there are none for the model in use."""
-    if settings.TRIBUTARY_EMBEDDING_MODEL or not WEIGHTS_PATH.exists():
-        return None
-    raw = json.loads(WEIGHTS_PATH.read_text(encoding="utf-8"))
-    if raw.get("model") != DEFAULT_MODEL:
+    raw = fitted_weights(WEIGHTS_PATH)
+    if raw is None:
         return None
     return Weights(
         model=raw["model"], weights=np.asarray(raw["weights"], dtype=np.float64),

@@ -35,7 +35,6 @@ set grows or a rule changes.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -44,14 +43,14 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 
+from memory.embeddings import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
-from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair
+from memory.judge.offline import OfflineJudge, Reading, _short, pair_evidence, read_pair
 from memory.judge.statement import Statement, analyse
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
-DEFAULT_MODEL = "sentence-transformers:all-MiniLM-L6-v2"
+DEFAULT_MODEL = BUNDLED_MODEL
 # The classes in the weights' row order.
 CLASSES = (Relation.NOVEL, Relation.DUPLICATE, Relation.CONTRADICTS)
 
@@ -81,9 +80,8 @@ class Weights:
 @cache
 def weights() -> Weights | None:
     """The fitted weights, or None when there are none for the model in use."""
-    if settings.TRIBUTARY_EMBEDDING_MODEL or not WEIGHTS_PATH.exists():
-        return None
-    return parse(json.loads(WEIGHTS_PATH.read_text(encoding="utf-8")))
+    raw = fitted_weights(WEIGHTS_PATH)
+    return None if raw is None else parse(raw)
 
 
 def parse(raw: dict[str, object]) -> Weights | None:
@@ -211,10 +209,6 @@ def combine(
         return rules[0], rules[1], None
     best = choose(scores, fitted.duplicate_at, fitted.contradicts_at)
     return None if best is None else (best[2], best[1], best[0])
-
-
-def _short(c: Candidate) -> str:
-    return str(c.id)[:8]
 
 
 class LearnedJudge(OfflineJudge):
