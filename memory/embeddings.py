@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import json
 import logging
 import math
 import os
@@ -24,8 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from django.conf import settings
 
@@ -104,22 +102,6 @@ class HashEmbedder:
             norm = math.sqrt(sum(v * v for v in vector)) or 1.0
             vectors.append([v / norm for v in vector])
         return vectors
-
-
-# What weights fitted on the bundled model's vectors are stamped with (the
-# screen's learned signal, the judge's learned layer).
-BUNDLED_MODEL = "sentence-transformers:all-MiniLM-L6-v2"
-
-
-def fitted_weights(path: Path) -> dict[str, Any] | None:
-    """A JSON file of weights fitted on the bundled model's vectors, or None
-    where another model is configured (``TRIBUTARY_EMBEDDING_MODEL``: the
-    weights would mean nothing), the file is missing, or it names another
-    model."""
-    if settings.TRIBUTARY_EMBEDDING_MODEL or not path.exists():
-        return None
-    raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return raw if raw.get("model") == BUNDLED_MODEL else None
 
 
 def default_model_path() -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.embeddings import BUNDLED_MODEL, fitted_weights
+from memory.fitted import BUNDLED_MODEL, fitted_weights
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
 DEFAULT_MODEL = BUNDLED_MODEL

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.embeddings import BUNDLED_MODEL, fitted_weights
+from memory.fitted import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.offline import OfflineJudge, Reading, _short, pair_evidence, read_pair
 from memory.judge.statement import Statement, analyse
