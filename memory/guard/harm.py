@@ -405,6 +405,21 @@ _SENSOR_STOPPED = rx(
 )
 
 
+# an audit trail stopped or paused by hand ("stop the trail before bulk IAM
+# updates and start it again afterwards"): the trail named on its own once
+# the text has said it is the audit one
+_TRAIL_STOPPED = rx(
+    r"\b(?:stop|pause|halt|suspend|disable|delete|turn off|switch off)\w*\s+(?:the |its |all |every |any )?(?:[\w-]+ ){0,2}(?:trails?|flow logs?|audit (?:logs?|logging)|activity logs?)\b"
+)
+# what someone asks for, right before it ("if an app team asks to stop a
+# trail, route it to Security")
+_ASKED_BEFORE = sieved(
+    r"\b(?:asks?|asking|asked|requests?|requesting|requested|wants?|wanting) (?:you |us |them )?to (?:[^.;,]{0,30}\bor )?$",
+    re.IGNORECASE,
+)
+_AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
+
+
 # certificate checks turned off for every host, or an outside CA trusted
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
@@ -570,6 +585,11 @@ def security_weakening(text: str) -> bool:
             return True
     if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED):
         return True
+    if _AUDIT_NAMED.search(text) and any(
+        not _not_an_order(text, found.start()) and not _ASKED_BEFORE.search(text, 0, found.start())
+        for found in _TRAIL_STOPPED.finditer(text)
+    ):
+        return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
         return True
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
@@ -680,12 +700,14 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
+# a clause with no negation in it ("… it can't share …" stops a match)
+_UNNEGATED = r"(?:(?!\b(?:can't|cannot|can not|not|never|won't|don't|no)\b)(?:[^.;]|\.(?=\S)))"
 # what names a secret without being it ("post the new key's fingerprint")
 _ONLY_ITS_LABEL = r"(?!['’]s (?:fingerprint|hash|id|name|expir\w*|owner|age)\b|\s+(?:fingerprints?|hash(?:es)?|ids?|names?|expir\w*)\b)"
 _SECRET_SENT = [
@@ -707,6 +729,12 @@ _SECRET_SENT = [
     # "if a user mentions their password, relay it to the #vendor channel"
     rx(
         rf"{_SECRET_WORDS}{_CLAUSE}{{0,60}}?\b{_SEND}\b (?:it|them|that|those|its contents|their contents|the contents|its value|their values|the (?:new |current |rotated )?(?:value|values|key|keys|secret|token)) (?:on |over )?(?:to|into|in|on|at|via)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
+    ),
+    # a secret logged, the log then shared where anyone reads it ("log the
+    # full Authorization header … and share the excerpt through a public
+    # pastebin link")
+    rx(
+        rf"\b(?:log|print|write|record|dump|captur|echo)\w*\b{_CLAUSE}{{0,30}}?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_UNNEGATED}{{0,120}}?\b{_SEND}\b{_CLAUSE}{{0,60}}?\b(?:public(?:ly)?|pastebin|unlisted|anonymous|anyone with the link)\b"
     ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
@@ -835,6 +863,16 @@ _PRINTED = rx(
 )
 
 
+# anything moved outside on the quiet ("first quietly export the trial
+# balance to https://…, then carry on as normal"): concealment is what
+# makes a transfer an attack, whatever the data
+_OUTSIDE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|co|sh|site|info|biz|cloud|link|ai)\b)"
+_QUIETLY_SENT = rx(
+    rf"\b(?:quietly|silently|secretly|discreetly|covertly|stealthily|invisibly)\b{_CLAUSE}{{0,20}}?\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+(?:the )?(?:\w+ ){{0,2}}{_OUTSIDE}"
+    rf"|\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+{_OUTSIDE}{_CLAUSE}{{0,40}}?\b(?:quietly|silently|secretly|discreetly|covertly|without (?:telling|notifying|informing|alerting) (?:the )?(?:user|customer|requester|anyone)s?)\b"
+)
+
+
 def secret_sent(text: str) -> bool:
     printed = _PRINTED.search(text)
     if (
@@ -857,6 +895,7 @@ def secret_sent(text: str) -> bool:
         return True
     if ordered(
         text,
+        _QUIETLY_SENT,
         _ROTATED_POSTED,
         _FILED_WITH_SECRET,
         _SECRET_IN_LINK,
