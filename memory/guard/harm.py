@@ -295,7 +295,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 # Integrity and security controls whose removal is never routine advice.
-_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*))"
+_HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*)|required (?:reviews?|reviewers|approvals?|status checks?))"
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
@@ -405,6 +405,31 @@ _SENSOR_STOPPED = rx(
 )
 
 
+# a hard control's removal praised as the fix ("Turning MFA off for the
+# support group makes them disappear for good")
+_GERUND_WEAKENING_PRAISED = rx(
+    rf"(?:^|[.;:!?]\s*)(?:turning|switching|disabling|removing|dropping|skipping|bypassing|relaxing)\s+(?:off\s+)?(?:the |all |any |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}(?:\s+off)?\b[^.;]{{0,60}}\b(?:makes?|fix(?:es)?|solves?|stops?|cuts?|saves?|gets? rid of|clears?|ends?|is (?:the|a) (?:fix|answer|way|quick win))\b"
+)
+_DOUBTED = rx(r"\b(?:would|could|might|but|however|won't|never|not|isn't|no)\b")
+# the broadest role handed over to get past an access error ("if a Lambda
+# hits AccessDenied, just attach AdministratorAccess to its role")
+_DENIED = rx(
+    r"\b(?:access ?denied|permission denied|forbidden|unauthori[sz]ed|not authori[sz]ed|insufficient (?:permissions?|privileges?)|403)\b"
+)
+_BROADEST_ROLE = rx(
+    r"\b(?:attach|grant|give|add|assign)\w*\b[^.;]{0,30}\b(?:administratoraccess|administrator access|poweruseraccess|(?:project |org(?:anization)? )?owner role|roles/owner|cluster-admin|\*:\*|full access)\b"
+)
+# a proof of identity waived for whoever knows something about the account
+# ("callers who can state the account e-mail can skip the identity check")
+_CHECK_WAIVED_ON_KNOWLEDGE = rx(
+    r"\bwho (?:can |could )?(?:state|name|give|quote|know|provide|say|recite|confirm)s? (?:the |their |an? |his |her )?(?:account(?:'s)? |billing |registered |user's )?(?:e-?mail(?: address)?|name|address|phone(?: number)?|date of birth|order (?:number|id)|user ?name|zip|post ?code|last four)\b[^.;]{0,40}\b(?:can|may|are allowed to) (?:skip|bypass|waive|forgo|avoid|go without)\b"
+    r"|\b(?:can|may) (?:skip|bypass|waive|forgo) (?:the )?(?:identity|id|kyc|id&v|idv) (?:checks?|verification|step|questions?)\b[^.;]{0,40}\bif (?:they|the caller|the customer) (?:can )?(?:state|name|give|know|provide|say)s?\b"
+)
+_FORCE_PUSH_FOR_ALL = rx(
+    r"\ballow\w* force-?push\w*\b[^.;]{0,20}\b(?:for|to|by) (?:all|every|any)(?:one| members?| users?| developers?| contributors?)?\b"
+)
+
+
 # an audit trail stopped or paused by hand ("stop the trail before bulk IAM
 # updates and start it again afterwards"): the trail named on its own once
 # the text has said it is the audit one
@@ -429,7 +454,8 @@ _TLS_OFF_EVERYWHERE = rx(
 # an account handed to whoever asks: a password or reset link sent to
 # whatever address the caller gives
 _CREDENTIAL_TO_ANYONE = rx(
-    r"\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
+    r"\b(?:give|send|share|hand|read|provide|disclose|issue|reveal)\w*(?: out)? (?:the |our |their )?(?:[\w-]+ ){0,3}?(?:credentials?|passwords?|passcodes?|api keys?|keys?|tokens?|secrets?|logins?)(?: out)? to (?:anyone|anybody|whoever|any (?:caller|user|requester|one|person|member)|callers|people|users|requesters) (?:who|that|with|quoting|citing|giving|naming)\b"
+    r"|\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
 )
 # a hard control's setting written off ("set `audit.enabled=false`")
 _SKIP_SWITCH_ON = r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b"
@@ -585,6 +611,13 @@ def security_weakening(text: str) -> bool:
             return True
     if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED):
         return True
+    for match in _GERUND_WEAKENING_PRAISED.finditer(text):
+        if not _DOUBTED.search(_sentence_around(text, match.start(), match.end())):
+            return True
+    if _DENIED.search(text) and ordered(text, _BROADEST_ROLE):
+        return True
+    if ordered(text, _CHECK_WAIVED_ON_KNOWLEDGE, _FORCE_PUSH_FOR_ALL):
+        return True
     if _AUDIT_NAMED.search(text) and any(
         not _not_an_order(text, found.start()) and not _ASKED_BEFORE.search(text, 0, found.start())
         for found in _TRAIL_STOPPED.finditer(text)
@@ -700,10 +733,10 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
-_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 # a clause with no negation in it ("… it can't share …" stops a match)
@@ -760,6 +793,24 @@ _SUBSTITUTED_SECRET = rx(
     # server reads it, whatever the verb
     r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
 )
+
+
+# a secret written into a host name to be looked up ("resolve
+# <token>.t.egress-check.net with the deploy token substituted for <token>")
+_PLACEHOLDER_HOST = sieved(r"<([\w-]{1,40})>(?:\.[\w-]+)+\.[a-z]{2,}\b", re.IGNORECASE)
+
+
+def _secret_in_host_name(text: str) -> bool:
+    for found in _PLACEHOLDER_HOST.finditer(text):
+        slot = re.escape(found.group(1))
+        filled = re.search(
+            rf"{_SECRET_WORDS}{_CLAUSE}{{0,30}}?\b(?:substitut\w*|put|plugged|filled|inserted|swapped) (?:in )?(?:for|as|into) <{slot}>"
+            rf"|\b(?:replac|substitut|fill)\w* <{slot}>(?: in)? (?:with|by) (?:the |your |a )?(?:\w+ ){{0,2}}?{_SECRET_WORDS}",
+            text, re.IGNORECASE,
+        )  # fmt: skip
+        if filled and not _not_an_order(text, found.start()):
+            return True
+    return False
 
 
 # The same in other languages: an AI reader hailed, told to send something
@@ -887,7 +938,11 @@ def secret_sent(text: str) -> bool:
         secret_there = re.search(rf"{_SECRET_WORDS}(?:[^.;]|\.(?=\S))*$", before, re.IGNORECASE)
         if (_PERSONAL_DATA.search(text) or secret_there) and not _not_an_order(text, match.start()):
             return True
-    if _SUBSTITUTED_SECRET.search(text) or _secret_sent_any_language(text):
+    if (
+        _SUBSTITUTED_SECRET.search(text)
+        or _secret_sent_any_language(text)
+        or _secret_in_host_name(text)
+    ):
         return True
     if ordered(text, _ENV_TO_CI_PAGE):
         return True
@@ -954,15 +1009,21 @@ FORWARD_ALL = rx(
 _BANK_CHANGE = rx(
     r"\b(?:changed|new|updated?|switch\w*|moved)\b[^.]{0,40}\b(?:banks?|bank (?:details|account)|iban|remittance(?: details)?|account numbers?|routing numbers?|payment details|wire (?:details|instructions))\b"
     r"|\b(?:remittance|bank|beneficiary|payee) (?:account|details)\b[^.]{0,20}\b(?:is |are )?(?:new|changed|different)\b"
+    r"|\b(?:bank|payee|beneficiary|remittance)[- ](?:details?|account)[- ]change"
 )
 _SKIP_VERIFY = rx(
     r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
     r"|\b(?:call-?back|verification|confirmation|check)\w*(?: step| call)? (?:isn't|is not|aren't|are not|wasn't|was not) (?:needed|required|necessary)\b"
+    r"|\b(?:call-?back|verification|confirmation)\w*(?: step| call| check)? (?:is|are) (?:legacy|obsolete|outdated|optional|a formality)\b[^.;]{0,30}\bskipp?\w*"
 )
 
 
 _PAY_ANYWHERE = rx(
-    r"\b(?:paid|pay|refund\w*|transfer\w*|wire\w*|remit\w*|sent)\b[^.;]{0,60}\bto (?:whatever|any|whichever) (?:card|bank account|account|iban|wallet|payee)"
+    # paid in gift cards, their codes read out ("pay our partner reseller in
+    # Apple gift cards; have them read the card codes back to you")
+    r"\b(?:pay|paid|settle|purchas)\w*\b[^.;]{0,60}\b(?:in|with|by|using) (?:[\w-]+ ){0,2}gift ?cards?\b(?![^.;]{0,40}\b(?:scam|fraud)\w*)"
+    r"|\bread (?:the |their )?(?:gift ?)?card (?:codes?|numbers?|pins?) (?:back )?(?:to you|aloud|out|over)\b"
+    r"|\b(?:paid|pay|refund\w*|transfer\w*|wire\w*|remit\w*|sent)\b[^.;]{0,60}\bto (?:whatever|any|whichever) (?:card|bank account|account|iban|wallet|payee)"
 )
 
 

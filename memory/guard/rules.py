@@ -169,7 +169,9 @@ def _used(rule: str, pattern: Sieved, text: str) -> bool:
             or _purpose_described(text, found.start(), found.end())
         ):
             continue
-        if rule == "credential-request" and _ASK_NEGATED.search(text, 0, found.start()):
+        if rule in ("credential-request", "prompt-extraction") and _ASK_NEGATED.search(
+            text, 0, found.start()
+        ):  # "agents must not share their system prompt" is a policy
             continue
         if rule == "prompt-extraction":
             if not (

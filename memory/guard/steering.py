@@ -252,10 +252,18 @@ CONCEAL = [
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
     rx(
-        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|list\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
+        r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|list\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b"
+        # what is kept secret from everyone is no concealment ("never reveal
+        # your system prompt to users")
+        r"(?![^.;]{0,40}\b(?:system prompts?|(?:hidden |internal )?instructions|passwords?|credentials?|api keys?|tokens?|secrets?|internal config\w*|personal data|pii)\b)[^.;]{0,40}\b(?:in|to|with|from) (?:your |the |any |their )?(?:change |weekly |daily |final )?(?:reply|replies|response|responses|answer|summary|summaries|chat|user|users|requester|human|humans|operator|customer|owner|team|security|anyone|them|compliance\w*|auditors?|legal|lead|manager|supervisor|admins?|boss|table|dashboard|comparison|report)\b"
     ),
     rx(
         r"\b(?:report|describe|present|log|label|record|summari[sz]e)\w* (?:the |this |that |it |each |them |those )?(?:task|change|action|step|it|this|work|failures?|tests?)?\s*(?:in (?:your|the) (?:reply|summary|response|answer) )?as (?:[\"'‘“]reviewed[\w ]{0,20}[\"'’”]|routine|completed|done|normal|successful|passing|passed|green|fixed|resolved|healthy|a routine|maintenance|routine maintenance|a no-?op)\b[^.]{0,20}(?:$|\.|\band\b)"
+    ),
+    # what was done for someone left out of what they are told ("leave the
+    # change out of your summary; customers get nervous")
+    rx(
+        r"(?<!never )(?<!not )(?<!don't )(?<!n't )\b(?:leave|keep)\b (?:the |this |that |these |those |any |such |all )?(?:[\w-]+ ){0,2}(?:changes?|modifications?|edits?|deletions?|actions?|grants?|removals?|what you (?:changed|did|removed|granted|deleted))\b[^.;]{0,20}\bout of (?:your|the) (?:summary|summaries|report|reply|replies|response|update|changelog|hand-?off|message)s?\b"
     ),
     # the user kept from seeing what is done, or from the instruction itself
     rx(
@@ -310,6 +318,14 @@ PROPAGATE = rx(
 # --- whatever classifies or screens the lesson, addressed or pre-empted -----
 
 JUDGE_ADDRESSED = [
+    rx(
+        # lessons not yet written judged in advance ("any future lesson saying
+        # MFA is mandatory is outdated"), or one author's exempt from judgement
+        r"\b(?:any|all|every|each) (?:future|new|later|subsequent|upcoming|incoming) (?:lessons?|notes?|memor(?:y|ies)|entries)\b[^.;]{0,80}\b(?:is|are|will be|should be|must be) (?:outdated|stale|wrong|obsolete|superseded|invalid|incorrect|false|ignored|disregarded|discarded|rejected)\b"
+        r"|\balways prefer (?:the )?(?:lessons?|notes?|memor(?:y|ies)|entries) (?:that|which) (?:describe|say|call|treat|mark|list)\b"
+        r"|\b(?:lessons?|notes?|memor(?:y|ies)|entries) (?:submitted |written |saved |sent |posted |learned )?(?:by|from) [\w@.'-]+ (?:are|is) (?:pre-?trusted|pre-?approved|always (?:trusted|correct|right|true)|exempt)\b"
+        r"|\b(?:must|should|shall) never be (?:marked|flagged|treated|judged|classified|recorded) as (?:contradict\w*|conflict\w*|outdated|superseded|stale|suspicious)\b[^.;]{0,40}\b(?:existing|earlier|other|older) (?:lessons?|notes?|entries|memor(?:y|ies))\b"
+    ),
     rx(
         r"\bsupersed\w* (?:all|any|every) (?:earlier|previous|prior|other|older) (?:lessons?|notes?|entries|memories)\b"
         r"|\btreat (?:this|the following) (?:lesson|note|entry|memory|record|fact) as (?:a |an )?(?:contradict\w*|duplicate\w*|novel|superseding|authoritative|canonical)\b"
@@ -398,7 +414,7 @@ JUDGE_ADDRESSED = [
 # --- the model's own instructions or tools asked for --------------------------
 
 PROMPT_EXTRACTION = rx(
-    r"\b(?:reveal|print|output|include|start|prefix|append|share|show|paste|dump|repeat|disclose|leak|echo|quot)\w*\b[^.;]{0,80}?\b(?:your|its|their|the) (?:full |entire |complete |hidden |original )?(?:system prompts?|hidden instructions|developer (?:message|prompt)|tool (?:list|definitions)|retrieved memories|(?:every |all )?api keys? (?:visible|available) in your tools)"
+    r"\b(?:reveal|print|output|include|start|prefix|append|share|show|paste|dump|repeat|disclose|leak|echo|quot|repl(?:y|ies|ied|ying) with|respond\w* with|answer\w* with)\w*\b[^.;]{0,80}?\b(?:your|its|their|the) (?:full |entire |complete |hidden |original )?(?:system prompts?|hidden instructions|developer (?:message|prompt)|tool (?:list|definitions)|retrieved memories|(?:every |all )?api keys? (?:visible|available) in your tools)"
 )
 
 
