@@ -187,13 +187,118 @@ def _share(m: re.Match[str]) -> str:
     return f"{100 * part / whole:g}% of" if 0 < part < whole else m.group(0)
 
 
+# Units a spoken fraction can be of ("half a gibibyte", "three quarters of
+# an hour", "a day and a half").
+_FRACTION_UNITS = (
+    r"(seconds?|minutes?|hours?|days?|weeks?|months?|years?|gibibytes?|mebibytes?|gigabytes?"
+    r"|megabytes?|kilobytes?|terabytes?|gib|mib|gb|mb|kb|tb|kilos?|kilograms?|grams?|litres?"
+    r"|liters?|miles?|kilomet(?:re|er)s?|met(?:re|er)s?)"
+)
+_BYTE_UNITS = {
+    "gibi": "GiB", "mebi": "MiB", "kibi": "KiB", "tebi": "TiB",
+    "giga": "GB", "mega": "MB", "kilo": "KB", "tera": "TB",
+}  # fmt: skip
+_SPOKEN_FRACTIONS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
+_HOUR_WORDS = {
+    w: i + 1
+    for i, w in enumerate(
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve"]
+    )
+}  # fmt: skip
+
+
+def _count(word: str) -> int:
+    """"5" or "five" (up to twelve) as a number."""
+    return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
+_HOUR = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_DAY_PART = r"(?:\s?o'clock)?(?: in the (morning|afternoon|evening)| at (night)|\s?([ap])\.?m\b\.?)"
+_MONEY_CODES = (("£", "gbp"), ("pound", "gbp"), ("gbp", "gbp"), ("€", "eur"), ("euro", "eur"))
+
+
+def _clock(hour: str, minute: int, part: str) -> str:
+    """A spoken time of day ("half past five", "in the afternoon") as 24-hour
+    "17:30"; ``part`` is morning/afternoon/evening/night/a/p."""
+    h = _count(hour)
+    if h > 12:
+        return f"{h}:{minute:02d}"
+    afternoon = part.lower() in ("afternoon", "evening", "p") or (
+        part.lower() == "night" and h >= 6
+    )
+    h = h % 12 + (12 if afternoon else 0)
+    return f"{h % 24}:{minute:02d}"
+
+
+def _spoken_times(t: str) -> str:
+    """"half past five in the afternoon" -> "17:30", "quarter to nine in the
+    morning" -> "8:45", "seven o'clock in the evening" -> "19:00"; without a
+    part of the day the hour is ambiguous and left as written."""
+    t = re.sub(
+        rf"\b(?:(half|quarter) past) {_HOUR}{_DAY_PART}",
+        lambda m: _clock(m.group(2), 30 if m.group(1).lower() == "half" else 15,
+                         m.group(3) or m.group(4) or m.group(5)),
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+    t = re.sub(
+        rf"\b(?:a )?quarter to {_HOUR}{_DAY_PART}",
+        lambda m: _clock(
+            str(_count(m.group(1)) - 1 or 12),
+            45, m.group(2) or m.group(3) or m.group(4),
+        ),
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+    return re.sub(
+        rf"\b{_HOUR} o'clock(?: in the (morning|afternoon|evening)| at (night))",
+        lambda m: _clock(m.group(1), 0, m.group(2) or m.group(3)),
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+
+
+def _spoken_fractions(t: str) -> str:
+    """"half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
+    "0.75 hour", "a day and a half" -> "1.5 day", "a fortnight" -> "14 days"."""
+    t = re.sub(r"\b(?:a|one) fortnight\b", "14 days", t, flags=re.IGNORECASE)
+    t = re.sub(
+        rf"\b(\d+|{'|'.join(_HOUR_WORDS)}) and a half {_FRACTION_UNITS}\b",
+        lambda m: f"{_count(m.group(1)) + 0.5:g} {m.group(2)}",
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+    t = re.sub(
+        rf"(?<!\band )(?<!\band a )\b(?:(?:a|one) )?(half|quarter|third) (?:of )?(?:an? )?"
+        rf"{_FRACTION_UNITS}\b",
+        lambda m: f"{_SPOKEN_FRACTIONS[m.group(1).lower()]:g} {m.group(2)}",
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+    t = re.sub(
+        rf"\bthree[- ]quarters of (?:an? )?{_FRACTION_UNITS}\b", r"0.75 \1", t, flags=re.IGNORECASE
+    )
+    return re.sub(
+        rf"\b(?:an?|one) {_FRACTION_UNITS} and a half\b", r"1.5 \1", t, flags=re.IGNORECASE
+    )
+
+
 def normalise_values(text: str) -> str:
     """Quantities written in words or other notations, rewritten the one way
     the fact scanner reads them: number words through ``text2num`` ("three
     thousand euros" -> "3000 euros"), currencies to an amount and a code,
     fractions and "one in ten" to percentages, scientific notation to a
     decimal, "net-30" payment terms to days."""
-    t = alpha2digit(text, "en")
+    t = alpha2digit(_spoken_fractions(_spoken_times(text)), "en")
+    t = re.sub(
+        r"\b(\d+(?:\.\d+)?) ?(gibi|mebi|kibi|tebi|giga|mega|kilo|tera)bytes?\b",
+        lambda m: f"{m.group(1)} {_BYTE_UNITS[m.group(2).lower()]}",
+        t,
+        flags=re.IGNORECASE,
+    )
+    # "three grand": thousands of the text's currency (dollars unless it names another)
+    lowered = t.lower()
+    grand = next((code for mark, code in _MONEY_CODES if mark in lowered), "usd")
+    t = re.sub(
+        r"\b(\d+(?:\.\d+)?) ?grand\b",
+        lambda m: f"{float(m.group(1)) * 1000:g} {grand}",
+        t,
+        flags=re.IGNORECASE,
+    )
     codes = "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True))
     symbols = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
     t = re.sub(
@@ -216,6 +321,13 @@ def normalise_values(text: str) -> str:
     t = t.replace("\u2212", "-")  # the minus sign
     t = re.sub(r"\s?°\s?C\b|\s?degrees? (?:celsius|centigrade)\b", " degc", t, flags=re.I)
     t = re.sub(r"\s?°\s?F\b|\s?degrees? fahrenheit\b", " degf", t, flags=re.I)
+    # a range whose unit is written once, after its upper end ("35.6-46.4 degf",
+    # "between 2 and 8 degc"): the unit belongs to both ends
+    t = re.sub(
+        r"(?<![\d.])(-?\d+(?:\.\d+)?)(\s?(?:-|\u2013|to|and)\s?)(-?\d+(?:\.\d+)?) (degc|degf)\b",
+        r"\1 \4\2\3 \4",
+        t,
+    )
     t = re.sub(
         r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
         r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",

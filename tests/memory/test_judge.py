@@ -218,6 +218,19 @@ def test_facts_are_normalised_to_common_units() -> None:
     assert value("Files up to 1 GiB.", SIZE) == (1024.0**3, 1024.0**3)
     assert value("It runs at 2:30pm.", TIME) == (870.0,)
     assert value("It requires Python >= 3.11.", VERSION) == (3.0, 11.0)
+    # spoken forms: fractions of a unit, a fortnight, times with a part of the day
+    assert value("Snapshots are purged at a fortnight old.", DURATION) == (14 * 86400.0,)
+    assert value("Crew sign on three quarters of an hour early.", DURATION) == (2700.0,)
+    assert value("The window is two and a half days.", DURATION) == (2.5 * 86400,)
+    assert value("The window is a day and a half.", DURATION) == (1.5 * 86400,)
+    assert value("Pods need half a gibibyte.", SIZE) == (512 * 1024.0**2,) * 2
+    assert value("Book by half past five in the afternoon.", TIME) == (1050.0,)
+    assert value("Doors open at quarter to nine in the morning.", TIME) == (525.0,)
+    # a range's unit, written once after its upper end, belongs to both ends
+    temperatures = [f.value[0] for f in analyse("Keep it at 35.6–46.4 °F.").facts]
+    assert temperatures == pytest.approx([275.15, 281.15])  # kelvin: 2 and 8 °C
+    # without a part of the day the hour is ambiguous: no time is read
+    assert not [f for f in analyse("Book by half past five.").facts if f.dim == TIME]
 
 
 # --- ports, versions, times --------------------------------------------------------
@@ -676,6 +689,8 @@ def test_a_spaced_name_is_its_hyphenated_form() -> None:
          "The checkpoint interval is 15 minutes.", "duplicate"),
         ("Checkpoints are written twice an hour.",
          "The checkpoint interval is 15 minutes.", "contradicts"),
+        ("Claims over three grand need the Finance Director's sign-off.",
+         "Claims over $3,000 need the Finance Director's sign-off.", "duplicate"),
     ],
 )  # fmt: skip
 def test_quantities_in_words_currencies_and_fractions_are_compared_as_values(
