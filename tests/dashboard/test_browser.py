@@ -134,7 +134,8 @@ def test_a_curator_follows_a_lesson_from_the_feed_to_its_evidence(page, live_ser
     page.screenshot(path=str(shots / "lessons.png"), full_page=True)
 
     # Its lineage: clicking the log observation's belief lights its path.
-    hit.click()
+    with page.expect_navigation():
+        hit.click()
     # (the lesson's page renders its lineage: give it longer than the default
     # 5 s on a loaded two-core machine, where it once took more)
     expect(page.locator("#independent-sources")).to_have_text("2", timeout=15_000)
