@@ -21,6 +21,7 @@ from typing import Any
 from memory.guard import screen, screen_vector
 
 REDTEAM_PATH = Path(__file__).resolve().parent / "redteam.json"
+LONGMEM_PATH = Path(__file__).resolve().parent / "longmem.json"
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,15 @@ def ordinary_lessons() -> list[str]:
     return sorted({t for c in cases for t in (c.content, *(x.content for x in c.candidates))})
 
 
+def ordinary_facts(path: Path = LONGMEM_PATH) -> list[str]:
+    """The facts of a long-history set (evals/longmem.json): how people and
+    teams write down what happened — "applied for the assistant head role",
+    "the token expired" — none an attack. The learned signal is fitted
+    against these too; ``longmem_conv.json``'s facts are its held-out check."""
+    histories = json.loads(path.read_text(encoding="utf-8"))["histories"]
+    return sorted({f["text"] for h in histories for f in h["facts"]})
+
+
 LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals/blind_scores.json)
 # The threshold: this quantile of the negatives' cross-validated scores.
 # Chosen leaving one blind batch out at a time over blind-3..13 (the signal
@@ -155,9 +165,11 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
     from memory.guard import learned
 
     cases = load_cases() if cases is None else cases
-    ordinary = ordinary_lessons()
+    ordinary = ordinary_lessons() + ordinary_facts()
+    texts = [c["content"] for c in cases] + ordinary
+    vectors = embed_cases(cases) + embed_cases([{"content": t} for t in ordinary])
     x = np.asarray(
-        embed_cases(cases) + embed_cases([{"content": t} for t in ordinary]), dtype=np.float64
+        [learned.features(v, t) for v, t in zip(vectors, texts, strict=True)], dtype=np.float64
     )
     y = np.asarray([bool(c["attack"]) for c in cases] + [False] * len(ordinary))
     held_out = np.zeros(len(y))
@@ -177,7 +189,8 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
         "model": learned.DEFAULT_MODEL,
         "fitted_on": (
             f"evals/redteam.json ({int(y.sum())} attacks, {look_alikes} look-alikes) and "
-            f"{len(ordinary)} ordinary lessons of evals/judge_golden.json"
+            f"{len(ordinary)} ordinary lessons of evals/judge_golden.json and the facts of "
+            "evals/longmem.json"
         ),
         "held_out_attacks_above_threshold": int((held_out[y] >= threshold).sum()),
         "threshold": round(threshold, 4),

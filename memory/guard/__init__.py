@@ -47,6 +47,9 @@ class Screening:
     blocked: bool
     rule: str = ""  # which rule matched (see RULES, or "learned")
     reason: str = ""  # one sentence for curators; never echoes the payload
+    # the learned signal's ingredients of the text, when read with the rules
+    # (an import's screening process: ``screen_many``); () when not
+    ingredients: tuple[bool, ...] = ()
 
 
 def _blocked(rule: str) -> Screening:
@@ -70,7 +73,11 @@ def screen(content: str, situation: str = "") -> Screening:
 def screen_many(texts: Sequence[tuple[str, str]]) -> list[Screening]:
     """``screen`` for each (content, situation): what an import hands to a
     process of its own, screening one batch while the one before is written."""
-    return [screen(content, situation) for content, situation in texts]
+    found = [screen(content, situation) for content, situation in texts]
+    return [
+        s if s.blocked else Screening(False, ingredients=learned.ingredients(f"{c}\n{sit}"))
+        for s, (c, sit) in zip(found, texts, strict=True)
+    ]
 
 
 def to_embed(screenings: Sequence[Screening], missing: Sequence[bool]) -> list[int]:
@@ -83,13 +90,16 @@ def to_embed(screenings: Sequence[Screening], missing: Sequence[bool]) -> list[i
     ]  # fmt: skip
 
 
-def screen_vector(vector: Sequence[float], content: str, situation: str = "") -> Screening:
+def screen_vector(
+    vector: Sequence[float], content: str, situation: str = "", held: Sequence[bool] = ()
+) -> Screening:
     """The learned signal on a lesson's embedding (the learn pipeline asks
     it of each lesson the rules let through, once the lesson is embedded),
     obeyed only when the text turns to a reader at all (``READER``: an AI,
     "you", the user, a reply, instructions) — on its own it scored ordinary
-    facts of sets it never saw past its threshold."""
-    if learned.is_attack(vector) and any(
+    facts of sets it never saw past its threshold. ``held``: the text's
+    ingredients when already read (``Screening.ingredients``)."""
+    if learned.is_attack(vector, f"{content}\n{situation}", held) and any(
         READER.search(text) for _, text in readings(f"{content}\n{situation}")
     ):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")

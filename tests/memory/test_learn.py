@@ -383,7 +383,7 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
         "the new automation policy."
     )
     assert not screen(text).blocked
-    assert learned.is_attack(embed([lesson_text(text, "")])[0])
+    assert learned.is_attack(embed([lesson_text(text, "")])[0], text)
     alice = make_caller("acme", "alice")
     learn_now(alice, EXPORT_2)
     attack = learn(alice, text)
@@ -402,12 +402,9 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     assert ordinary.outcome == Outcome.INSERTED
     # nor an ordinary fact the signal alone scores past its threshold (one
     # of a blind set's): it turns to no reader, so the signal is not obeyed
-    fact = (
-        "2025-02-05: FERN-1182 is fixed: saves are written to a temp file and then swapped in "
-        "atomically. Ada ran 200 co-op sessions with no corruption."
-    )
+    fact = "Tomás said the festival crowd sang along to the quartet's version of 'Naranjo en flor'."
     [fact_vector] = embed([lesson_text(fact, "")])
-    assert learned.is_attack(fact_vector) and not screen(fact).blocked
+    assert learned.is_attack(fact_vector, fact) and not screen(fact).blocked
     assert not screen_lesson(fact, "", fact_vector).blocked
     assert learn_now(alice, fact).outcome == Outcome.INSERTED
     # a request applied with its vector by hand meets the same two signals

@@ -242,7 +242,8 @@ def screen_and_embed(
     # The learned signal reads the vector: what it blocks is quarantined like
     # a rule's catch (stored with no embedding, never a candidate).
     for i, found in enumerate(vectors):
-        if found is not None and (learned := screen_vector(found, *texts[i])).blocked:
+        held = screenings[i].ingredients  # read ahead with the rules, for an import
+        if found is not None and (learned := screen_vector(found, *texts[i], held)).blocked:
             screenings[i], vectors[i] = learned, None
     return screenings, vectors
 
