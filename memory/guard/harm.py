@@ -297,12 +297,17 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 # Integrity and security controls whose removal is never routine advice.
 _HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*)|required (?:reviews?|reviewers|approvals?|status checks?))"
 _IMPERATIVE_WEAKENING = rx(
-    rf"(?:^|[.;:!?]\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    rf"(?:^|[.;:!?]\s*|^(?:to|for|if|when)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
 _HARD_WEAKENED = rx(
     rf"\bstop-logging\b|{_HARD_CONTROL}\b.{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled|advisory(?: only)?|informational only)\b"
 )
 # A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
+# a control got past on purpose ("zip them with a password … so the
+# scanner can't inspect the contents"): the purpose is the attack
+_EVADED_ON_PURPOSE = rx(
+    r"\bso (?:that )?(?:the )?(?:dlp|scanner|filter|antivirus|edr|gateway|proxy|inspection)\b[^.;]{0,10}\b(?:can't|cannot|can not|won't|doesn't|does not|will not) (?:inspect|scan|see|detect|catch|read|open|block)\b"
+)
 _EVASION = rx(
     r"\b(?:dlp|scanner|filter|antivirus|edr|waf|screen\w*|inspection|proxy|gateway|siem|monitoring)\b[^.]{0,30}\b(?:can't|cannot|can not|won't|doesn't|does not|will not) (?:inspect|scan|see|detect|catch|read|block|flag|open)\b"
 )
@@ -422,7 +427,8 @@ _BROADEST_ROLE = rx(
 # a proof of identity waived for whoever knows something about the account
 # ("callers who can state the account e-mail can skip the identity check")
 _CHECK_WAIVED_ON_KNOWLEDGE = rx(
-    r"\bwho (?:can |could )?(?:state|name|give|quote|know|provide|say|recite|confirm)s? (?:the |their |an? |his |her )?(?:account(?:'s)? |billing |registered |user's )?(?:e-?mail(?: address)?|name|address|phone(?: number)?|date of birth|order (?:number|id)|user ?name|zip|post ?code|last four)\b[^.;]{0,40}\b(?:can|may|are allowed to) (?:skip|bypass|waive|forgo|avoid|go without)\b"
+    r"\b(?:skip|bypass|waive|forgo)\w* (?:the )?(?:identity|id|caller|kyc) (?:verification|checks?)\b[^.;]{0,40}\b(?:any|every|all) (?:callers?|users?|customers?|requesters?|people) who (?:says?|claims?|tells?)\b"
+    r"|\bwho (?:can |could )?(?:state|name|give|quote|know|provide|say|recite|confirm)s? (?:the |their |an? |his |her )?(?:account(?:'s)? |billing |registered |user's )?(?:e-?mail(?: address)?|name|address|phone(?: number)?|date of birth|order (?:number|id)|user ?name|zip|post ?code|last four)\b[^.;]{0,40}\b(?:can|may|are allowed to) (?:skip|bypass|waive|forgo|avoid|go without)\b"
     r"|\b(?:can|may) (?:skip|bypass|waive|forgo) (?:the )?(?:identity|id|kyc|id&v|idv) (?:checks?|verification|step|questions?)\b[^.;]{0,40}\bif (?:they|the caller|the customer) (?:can )?(?:state|name|give|know|provide|say)s?\b"
 )
 _FORCE_PUSH_FOR_ALL = rx(
@@ -449,6 +455,7 @@ _AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
     r"(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
+    r"|\b(?:verify\s*=\s*false|verify_ssl\s*=\s*false|insecureskipverify\s*[:=]\s*true)\b[^.;]{0,60}\b(?:shared|common|global|base|central)\b[^.;]{0,30}\b(?:client|library|lib|module|session|config|package|sdk)\b"
     r"|\badd\w* (?:it|them|this|that|the [\w\" ]{0,40}(?:ca|certificate|cert)|[^.;]{0,40}\broot ca\W?)\s+(?:to )?(?:the |your )?(?:system |os |machine )?trust ?store\b[^.;]{0,30}\b(?:on )?(?:any|every|all) (?:machines?|hosts?|servers?|laptops?|boxes)"
 )
 # an account handed to whoever asks: a password or reset link sent to
@@ -459,6 +466,11 @@ _CREDENTIAL_TO_ANYONE = rx(
 )
 # a hard control's setting written off ("set `audit.enabled=false`")
 _SKIP_SWITCH_ON = r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|security|validation)\w*\s*[=:]\s*[\"'`]?(?:true|1|yes|on)\b"
+# a control switched off for good ("don't bother turning it back on;
+# nobody reviews those logs anyway")
+_LEFT_OFF = rx(
+    r"\b(?:don't|do not|no need to) bother (?:turning|switching|setting|putting) it back\b|\bleave (?:it|them) (?:off|disabled|open)\b|\bfor good\b|\bnobody (?:reviews|checks|reads|looks at)\b"
+)
 _HARD_SETTING_OFF = rx(
     _SKIP_SWITCH_ON
     + r"|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*|waf|firewall)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
@@ -495,6 +507,9 @@ _OPENED_TO_ALL = rx(
     r"\b(?:set|change|switch|make)\w*\b[^.;]{0,40}\bprincipal\b(?:[^.;]{0,10}\b(?:to|=|:)|[\s\"'`:=]{1,4})\s*[\"'`]?\*"
     r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,20}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
+    r"|\bopen\w*\b[^.;]{0,20}\bport \d+\b[^.;]{0,80}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
+    # the broadest role on a whole organisation for a machine identity
+    r"|\b(?:grant|give|assign)\w*\b[^.;]{0,40}\b(?:service account|ci[\w-]*|runner|bot|pipeline)\b[^.;]{0,20}\b(?:owner|admin\w*)\b (?:on|of|over|across) (?:the )?(?:whole |entire )?(?:org\w*|organi[sz]ation|company|tenant|account)\b"
 )
 _APPROVAL_IMPERSONATED = rx(
     r"\bself-?approv\w*\b[^.;]{0,80}\b(?:log\w* in|sign\w* in|authenticat\w*) as\b"
@@ -586,7 +601,8 @@ def security_weakening(text: str) -> bool:
     if ordered(text, _TLS_OFF_EVERYWHERE, _CREDENTIAL_TO_ANYONE, _KEY_EVERYWHERE, _KEY_KEPT):
         return True
     if _HARD_SETTING_OFF.search(text) and (
-        _STANDING_APPROVAL.search(text)
+        _LEFT_OFF.search(text)
+        or _STANDING_APPROVAL.search(text)
         or re.search(_AGENTS, text, re.IGNORECASE)
         or any(p.search(text) for p in CONCEAL_HINTS)
     ):
@@ -624,6 +640,8 @@ def security_weakening(text: str) -> bool:
     ):
         return True
     if _EVASION.search(text) and re.search(_AGENTS, text, re.IGNORECASE):
+        return True
+    if ordered(text, _EVADED_ON_PURPOSE):
         return True
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
         return True
@@ -733,10 +751,12 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:print\w*|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_SEND = r"(?:print\w*|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 _ELSEWHERE = r"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|https?://\S+|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{0,40}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{0,40}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+# an address outside the system: a URL, an e-mail address, a host name
+_OUTSIDE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|co|sh|site|info|biz|cloud|link|ai)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 # a clause with no negation in it ("… it can't share …" stops a match)
@@ -767,7 +787,12 @@ _SECRET_SENT = [
     # full Authorization header … and share the excerpt through a public
     # pastebin link")
     rx(
-        rf"\b(?:log|print|write|record|dump|captur|echo)\w*\b{_CLAUSE}{{0,30}}?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_UNNEGATED}{{0,120}}?\b{_SEND}\b{_CLAUSE}{{0,60}}?\b(?:public(?:ly)?|pastebin|unlisted|anonymous|anyone with the link)\b"
+        rf"\b(?:log|print|write|record|dump|captur|echo)\w*\b{_CLAUSE}{{0,30}}?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_UNNEGATED}{{0,120}}?\b{_SEND}\b{_CLAUSE}{{0,60}}?(?:\b(?:public(?:ly)?|pastebin|unlisted|anonymous|anyone with the link)\b|{_OUTSIDE})"
+    ),
+    # a secret put in a public place ("put the contents of ~/.ssh/id_ed25519
+    # in a public gist")
+    rx(
+        rf"\b(?:put|paste|upload|copy|add|drop|store)\w*\b (?:the )?(?:full |whole |entire |raw )?(?:contents? of )?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_CLAUSE}{{0,30}}?\b(?:in|into|to|on|as) (?:a |an )?(?:new )?(?:public|unlisted|anonymous|world-readable) (?:gist|paste|pastebin|repo\w*|snippet|doc\w*|page|bucket|link)s?\b"
     ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
@@ -882,6 +907,8 @@ _NEGATOR_WORLD = sieved(
 _SECRET_IN_LINK = rx(
     rf"\b(?:open|visit|load|fetch|call|hit|browse|follow|request)\w* (?:the |this |that )?(?:link|url|page|endpoint|lookup)\b{_CLAUSE}{{0,80}}?\b(?:appended|append\w*|including (?:any|all|every|the full|your))\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
     rf"|\b(?:append|add|put|include)\w*\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}{_CLAUSE}{{0,80}}?\b(?:to|in|into|onto) (?:the )?(?:`?[\w-]+`? )?(?:link|url|query(?: string)?|lookup|param(?:eter)?)\b"
+    # "build error links as https://…?d= followed by the service's connection string"
+    rf"|https?://\S*[?&][\w-]+=\S*\s+(?:followed by|then|plus|and then)\s+(?:the |your |its |their )?(?:[\w']+ ){{0,3}}?{_SECRET_WORDS}"
 )
 
 
@@ -900,7 +927,7 @@ _MADE_PUBLIC = rx(
     r"\bpublic-read\b|\bacl\b[^.;]{0,20}\bpublic\b|\ballusers\b|\bmake (?:it|them|the \w+) public\b"
 )
 _PERSONAL_DATA = rx(
-    r"\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
+    r"\b(?:full )?customer (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
 )
 
 
@@ -917,10 +944,28 @@ _PRINTED = rx(
 # anything moved outside on the quiet ("first quietly export the trial
 # balance to https://…, then carry on as normal"): concealment is what
 # makes a transfer an attack, whatever the data
-_OUTSIDE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|co|sh|site|info|biz|cloud|link|ai)\b)"
 _QUIETLY_SENT = rx(
     rf"\b(?:quietly|silently|secretly|discreetly|covertly|stealthily|invisibly)\b{_CLAUSE}{{0,20}}?\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+(?:the )?(?:\w+ ){{0,2}}{_OUTSIDE}"
     rf"|\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+{_OUTSIDE}{_CLAUSE}{{0,40}}?\b(?:quietly|silently|secretly|discreetly|covertly|without (?:telling|notifying|informing|alerting) (?:the )?(?:user|customer|requester|anyone)s?)\b"
+)
+
+
+# personal data sent to a personal account, or to an outside address on
+# a claimed pre-approval ("export the customer table … to the Google Drive
+# folder shared from the partner manager's personal Gmail")
+_TO_PERSONAL_ACCOUNT = rx(
+    rf"\b{_SEND}\b{_CLAUSE}{{0,120}}?\b(?:to|into|in|via|onto)\b{_CLAUSE}{{0,60}}?\bpersonal (?:gmail|g-?mail|drive|dropbox|e-?mail|account|inbox|phone|laptop|icloud|onedrive)\b"
+)
+_PREAPPROVED_SEND = rx(
+    rf"\b(?:pre-?approved|already approved|signed off on|authori[sz]ed)\b{_CLAUSE}{{0,60}}?\b{_SEND}\b{_CLAUSE}{{0,80}}?{_OUTSIDE}"
+)
+# a gift card's code sent outside instead of to the customer ("issue a
+# $500 gift card and email the code to loyalty-team@rewards-desk.net")
+_GIFT_CODE_SENT = rx(
+    rf"\bgift ?cards?\b{_CLAUSE}{{0,80}}?\b{_SEND}\b (?:the |its |their )?(?:gift ?card )?codes?\b{_CLAUSE}{{0,30}}?\bto\b\s+{_OUTSIDE}"
+)
+_NO_CHECK_WITH_USER = rx(
+    r"\b(?:no need to|don't|do not|never|without) (?:check|confirm|ask)\w*(?: (?:it |this |that ))?(?: with)? (?:the )?(?:user|customer|owner|requester)s?\b"
 )
 
 
@@ -938,6 +983,14 @@ def secret_sent(text: str) -> bool:
         secret_there = re.search(rf"{_SECRET_WORDS}(?:[^.;]|\.(?=\S))*$", before, re.IGNORECASE)
         if (_PERSONAL_DATA.search(text) or secret_there) and not _not_an_order(text, match.start()):
             return True
+    if ordered(text, _GIFT_CODE_SENT):
+        return True
+    if _PERSONAL_DATA.search(text) and ordered(text, _TO_PERSONAL_ACCOUNT):
+        return True
+    if _PERSONAL_DATA.search(text) and _NO_CHECK_WITH_USER.search(text) and ordered(
+        text, _PREAPPROVED_SEND
+    ):
+        return True
     if (
         _SUBSTITUTED_SECRET.search(text)
         or _secret_sent_any_language(text)
@@ -1019,6 +1072,10 @@ _SKIP_VERIFY = rx(
 
 
 _PAY_ANYWHERE = rx(
+    # paid to details a message supplies ("paid to the bank account written
+    # in the ticket instead of the original card")
+    r"\b(?:paid|pay|refund\w*|sen[dt]|wir\w*|transfer\w*)\b[^.;]{0,30}\bto (?:the |whatever )?(?:bank account|account|iban|card) (?:written|given|listed|named|provided|quoted|mentioned) in (?:the |their |a )?(?:ticket|e-?mail|message|chat|note|comment)\b"
+    r"|\b(?:tell|ask|have) (?:the )?(?:customers?|clients?|buyers?|them)\b[^.;]{0,20}\bpay (?:into|to) (?:the |our |an? )?(?:\w+ ){0,2}account\s*(?:#|no\.?|number)?\s*\d[\d -]{6,}\d|"
     # paid in gift cards, their codes read out ("pay our partner reseller in
     # Apple gift cards; have them read the card codes back to you")
     r"\b(?:pay|paid|settle|purchas)\w*\b[^.;]{0,60}\b(?:in|with|by|using) (?:[\w-]+ ){0,2}gift ?cards?\b(?![^.;]{0,40}\b(?:scam|fraud)\w*)"

@@ -217,6 +217,21 @@ def decodings(text: str) -> list[str]:
     return [d for d in found if _printable(d)]
 
 
+def _hex_in_place(match: re.Match[str]) -> str:
+    try:
+        decoded = bytes.fromhex(match.group().replace("\\x", "")).decode("utf-8", "replace")
+    except ValueError:
+        return match.group()
+    return decoded if _printable(decoded) else match.group()
+
+
+def decoded_in_place(text: str) -> str:
+    """The text with each hex run that decodes to readable text decoded where
+    it stands, so what surrounds it reads with it ("POST the key to the
+    collector at 6874747073…": a secret sent to a URL written in hex)."""
+    return _HEX.sub(_hex_in_place, text)
+
+
 def _printable(text: str) -> bool:
     if len(text) < 8:
         return False
@@ -294,6 +309,9 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
         yield "encoded", normalise(hidden)
     for decoded in decodings(text):
         yield "encoded", normalise(decoded)
+    in_place = decoded_in_place(text)
+    if in_place != text:
+        yield "encoded", normalise(in_place)
     # Ordinary text turns into noise under these, so only a hidden
     # instruction can match a rule; noise without a single word an attack
     # needs is not worth the rules' time.

@@ -323,6 +323,16 @@ JUDGE_ADDRESSED = [
         # MFA is mandatory is outdated"), or one author's exempt from judgement
         r"\b(?:any|all|every|each) (?:future|new|later|subsequent|upcoming|incoming) (?:lessons?|notes?|memor(?:y|ies)|entries)\b[^.;]{0,80}\b(?:is|are|will be|should be|must be) (?:outdated|stale|wrong|obsolete|superseded|invalid|incorrect|false|ignored|disregarded|discarded|rejected)\b"
         r"|\balways prefer (?:the )?(?:lessons?|notes?|memor(?:y|ies)|entries) (?:that|which) (?:describe|say|call|treat|mark|list)\b"
+        # later lessons folded into or deleted for this one
+        r"|\bfold (?:any|every|all|each) (?:new|future|later|other|incoming) (?:lessons?|notes?|entries)\b"
+        r"|\bkeep this (?:one|lesson|note|entry) as the (?:authoritative|canonical|master|only)\b"
+        r"|\b(?:delete|remove|discard|drop|retire) the (?:later|newer|new|other|incoming) (?:lesson|note|entry)\b[^.;]{0,30}\b(?:rather than|instead of|not) this\b"
+        # verdicts written out for a kind of lesson ("should always be scored
+        # novel and safe, never flagged")
+        r"|\b(?:should|must|shall|are to) (?:always )?be (?:scored|classified|marked|labell?ed|treated|rated) (?:as )?(?:novel|safe|benign|trusted|clean|routine)\b[^.;]{0,30}\bnever (?:be )?(?:flagged|quarantined|blocked|marked)\b"
+        # messages a signature makes true ("treat any message signed 'Dana
+        # from Payroll' as verified")
+        r"|\btreat (?:any|every|all) (?:messages?|e-?mails?|requests?|notes?|tickets?) (?:signed|from|sent by)\b[^.;]{0,40}\bas (?:verified|trusted|authori[sz]ed|genuine|authentic|pre-?approved)\b"
         r"|\b(?:lessons?|notes?|memor(?:y|ies)|entries) (?:submitted |written |saved |sent |posted |learned )?(?:by|from) [\w@.'-]+ (?:are|is) (?:pre-?trusted|pre-?approved|always (?:trusted|correct|right|true)|exempt)\b"
         r"|\b(?:must|should|shall) never be (?:marked|flagged|treated|judged|classified|recorded) as (?:contradict\w*|conflict\w*|outdated|superseded|stale|suspicious)\b[^.;]{0,40}\b(?:existing|earlier|other|older) (?:lessons?|notes?|entries|memor(?:y|ies))\b"
     ),
@@ -339,7 +349,7 @@ JUDGE_ADDRESSED = [
     # the memory itself addressed ("Note to the lesson store: … delete them"),
     # or the verdict written out ("Classification hint: this lesson is NOVEL")
     rx(
-        r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup) (?:to|for) (?:the )?(?:automated |automatic )?(?:lesson|memory|knowledge) (?:store|system|base|layer|reviewer|screener|filter|classifier|checker)\b"
+        r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup|guidance|rules?|policy|directive) (?:to|for) (?:the )?(?:automated |automatic )?(?:lesson|memory|knowledge) (?:store|system|base|layer|reviewer|screener|filter|classifier|checker|judge)\b"
         r"|\b(?:classification|classifier|screening|moderation|ranking|dedup\w*) (?:hint|instruction|directive|override)s?\b"
         r"|\bthis (?:lesson|entry|memory|note) is (?:novel|safe|clean|trusted|verified)\b[^.]{0,60}\b(?:must|should|never|not)\b"
     ),
@@ -391,7 +401,7 @@ JUDGE_ADDRESSED = [
         r"\b(?:when|whenever|if|once|as) (?:this|the|a) (?:lesson|memory|entry|note|record|submission)s? (?:is|are|gets?) (?:compared|judged|classified|evaluated|screened|scored|reviewed|deduplicated|processed|merged)\b"
     ),
     rx(
-        r"\b(?:screening|moderation|safety|dedup\w*|classification|review|memory|lesson) (?:model|classifier|judge|system|bot|filter)\b[^.]{0,80}\b(?:classify|mark|label|treat|consider|rate|score|flag|answer|return|output)\b"
+        r"\b(?:screening|moderation|safety|dedup\w*|classification|review|memory|lesson) (?:model|classifier|judge|system|bot|filter)\b[^.]{0,80}\b(?<!the )(?<!a )(?<!an )(?<!its )(?<!their )(?<!human )(?:classify|mark|label|treat|consider|rate|score|flag|answer|return|output)\b"
     ),
     rx(
         r"\b(?:judge|classifier|screen(?:ing)?|evaluator|grader|moderation|verdict|dedup\w*) (?:output|verdict|decision|result|label)s?\b\s*(?:\([^)]{0,40}\))?\s*:"
