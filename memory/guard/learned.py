@@ -14,7 +14,8 @@ cross-validated score, so the signal only adds blocks the rules missed and
 never a look-alike it was fitted on. With another embedding model
 (``TRIBUTARY_EMBEDDING_MODEL``) the weights mean nothing and the signal is
 off. Refit with ``python -m evals.redteam --fit-learned`` after the
-red-team set grows.
+red-team set grows or ``INTENT`` changes (weights of another length than
+the features turn the signal off).
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ INTENT: tuple[tuple[str, Sieved], ...] = tuple(
     )
 )  # fmt: skip
 _PAIRS = np.triu_indices(len(INTENT), k=1)  # every pair, in itertools.combinations' order
-# The embedding's weight against the intent features' (0/1 each): chosen
-# leaving one blind batch out at a time over blind-19 … blind-28.
+# The embedding's weight against the intent features' (0/1 each): 3 against
+# 1, leaving one blind batch out at a time over blind-19 … blind-28 (with the
+# threshold above every look-alike fitted on, 13 of the 36 attacks the rules
+# missed added against 8, 3 of 332 look-alikes against 3; 2026-12-04).
 EMBEDDING_SCALE = 3.0
 
 
