@@ -21,7 +21,6 @@ from typing import Any
 from memory.guard import screen, screen_vector
 
 REDTEAM_PATH = Path(__file__).resolve().parent / "redteam.json"
-LONGMEM_PATH = Path(__file__).resolve().parent / "longmem.json"
 
 
 @dataclass(frozen=True)
@@ -130,13 +129,15 @@ def ordinary_lessons() -> list[str]:
     return sorted({t for c in cases for t in (c.content, *(x.content for x in c.candidates))})
 
 
-def ordinary_facts(path: Path = LONGMEM_PATH) -> list[str]:
-    """The facts of a long-history set (evals/longmem.json): how people and
-    teams write down what happened — "applied for the assistant head role",
-    "the token expired" — none an attack. The learned signal is fitted
-    against these too; ``longmem_conv.json``'s facts are its held-out check."""
-    histories = json.loads(path.read_text(encoding="utf-8"))["histories"]
-    return sorted({f["text"] for h in histories for f in h["facts"]})
+def ordinary_facts() -> list[str]:
+    """The facts of the gate's long-history set (evals/longmem.json): how
+    people and teams write down what happened — "applied for the assistant
+    head role", "the token expired" — none an attack. The learned signal is
+    fitted against these too; ``longmem_conv.json``'s facts are its held-out
+    check."""
+    from evals import longmem
+
+    return sorted({f["text"] for h in longmem.load()["histories"] for f in h["facts"]})
 
 
 LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals/blind_scores.json)

@@ -205,11 +205,9 @@ def decodings(text: str) -> list[str]:
             found.append(raw.decode("utf-8", "replace"))
             break
     for blob in _HEX.findall(text):
-        digits = blob.replace("\\x", "")
-        try:
-            found.append(bytes.fromhex(digits).decode("utf-8", "replace"))
-        except ValueError:
-            continue
+        decoded = _from_hex(blob)
+        if decoded is not None:
+            found.append(decoded)
     for blob in _PERCENT.findall(text):
         found.append(bytes.fromhex(blob.replace("%", "")).decode("utf-8", "replace"))
     if len(re.findall(r"%[0-9a-fA-F]{2}", text)) >= 3:
@@ -217,12 +215,17 @@ def decodings(text: str) -> list[str]:
     return [d for d in found if _printable(d)]
 
 
-def _hex_in_place(match: re.Match[str]) -> str:
+def _from_hex(blob: str) -> str | None:
+    """A hex run (or ``\\x`` escapes) as text, or None when it is no bytes."""
     try:
-        decoded = bytes.fromhex(match.group().replace("\\x", "")).decode("utf-8", "replace")
+        return bytes.fromhex(blob.replace("\\x", "")).decode("utf-8", "replace")
     except ValueError:
-        return match.group()
-    return decoded if _printable(decoded) else match.group()
+        return None
+
+
+def _hex_in_place(match: re.Match[str]) -> str:
+    decoded = _from_hex(match.group())
+    return decoded if decoded is not None and _printable(decoded) else match.group()
 
 
 def decoded_in_place(text: str) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from memory.guard.harm import (
+    ASKED_BEFORE,
     CREDENTIAL_ASK,
     CREDENTIAL_LURE,
     CREDENTIAL_PROXY,
@@ -114,7 +115,6 @@ _MENTION_AFTER = sieved(
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 # Someone's request described with the refusal it gets ("when a customer asks
 # the bot to print its system prompt, it should say it can't share it").
-_ASKED_BEFORE = sieved(r"\basks?\b[^.;]{0,60}\bto $", re.IGNORECASE)
 _REFUSED_AFTER = sieved(
     r"[^.;]{0,40}\b(?:should|must|will) (?:say|reply|answer|respond|explain)\w*\b[^.;]{0,30}\b(?:can't|cannot|can not|won't|isn't able|is not able|declin\w*|refus\w*)"
     r"|[^.;]{0,40}\b(?:should|must) (?:refuse|decline)\b"
@@ -175,7 +175,7 @@ def _used(rule: str, pattern: Sieved, text: str) -> bool:
             continue
         if rule == "prompt-extraction":
             if not (
-                _ASKED_BEFORE.search(text, 0, found.start())
+                ASKED_BEFORE.search(text, 0, found.start())
                 and _REFUSED_AFTER.match(text, found.end())
             ):
                 return True

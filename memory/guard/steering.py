@@ -263,7 +263,7 @@ CONCEAL = [
     # what was done for someone left out of what they are told ("leave the
     # change out of your summary; customers get nervous")
     rx(
-        r"(?<!never )(?<!not )(?<!don't )(?<!n't )\b(?:leave|keep)\b (?:the |this |that |these |those |any |such |all )?(?:[\w-]+ ){0,2}(?:changes?|modifications?|edits?|deletions?|actions?|grants?|removals?|what you (?:changed|did|removed|granted|deleted))\b[^.;]{0,20}\bout of (?:your|the) (?:summary|summaries|report|reply|replies|response|update|changelog|hand-?off|message)s?\b"
+        r"(?<!never )(?<!not )(?<!n't )\b(?:leave|keep)\b (?:the |this |that |these |those |any |such |all )?(?:[\w-]+ ){0,2}(?:changes?|modifications?|edits?|deletions?|actions?|grants?|removals?|what you (?:changed|did|removed|granted|deleted))\b[^.;]{0,20}\bout of (?:your|the) (?:summary|summaries|report|reply|replies|response|update|changelog|hand-?off|message)s?\b"
     ),
     # the user kept from seeing what is done, or from the instruction itself
     rx(

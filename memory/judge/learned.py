@@ -46,7 +46,7 @@ import numpy as np
 
 from memory.fitted import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
-from memory.judge.offline import OfflineJudge, Reading, _short, pair_evidence, read_pair
+from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair, short_id
 from memory.judge.statement import Statement, analyse
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
@@ -249,12 +249,12 @@ class LearnedJudge(OfflineJudge):
             if score is None:  # the rules' verdict
                 return Verdict(relation, c.id, ruled.confidence, ruled.rationale, self.name)
             verb = "Restates" if relation is Relation.DUPLICATE else "Contradicts"
-            text = f"{verb} lesson {_short(c)} (learned score {score:.2f}; the rules read: "
+            text = f"{verb} lesson {short_id(c)} (learned score {score:.2f}; the rules read: "
             text += f"{readings[i].relation.value}, {readings[i].reason})."
             return Verdict(relation, c.id, round(_unit(score), 3), text, self.name)
         destructive = max(float(p[1:].max()) for p in scores)
         nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
-        text = f"Novel: the nearest lesson, {_short(candidates[nearest])}, is "
+        text = f"Novel: the nearest lesson, {short_id(candidates[nearest])}, is "
         text += f"{readings[nearest].reason} (no learned score reached its bar)."
         return Verdict(Relation.NOVEL, None, round(_unit(1.0 - destructive), 3), text, self.name)
 

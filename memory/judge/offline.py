@@ -610,7 +610,7 @@ def pair_evidence(
     }
 
 
-def _short(c: Candidate) -> str:
+def short_id(c: Candidate) -> str:
     return str(c.id)[:8]
 
 
@@ -667,12 +667,12 @@ class OfflineJudge:
                 text = "Novel: it reads as contradicting or restating several lessons at once."
                 return Verdict(Relation.NOVEL, None, 0.5, text, self.name)
             if r.relation is Relation.DUPLICATE:
-                text = f"Restates lesson {_short(c)}: {r.reason}."
+                text = f"Restates lesson {short_id(c)}: {r.reason}."
             else:
-                text = f"Contradicts lesson {_short(c)}: {r.reason}."
+                text = f"Contradicts lesson {short_id(c)}: {r.reason}."
             return Verdict(r.relation, c.id, round(r.confidence, 3), text, self.name)
         nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
         confidence = min(r.confidence for r in readings)
-        text = f"Novel: the nearest lesson, {_short(candidates[nearest])}, is "
+        text = f"Novel: the nearest lesson, {short_id(candidates[nearest])}, is "
         text += f"{readings[nearest].reason}."
         return Verdict(Relation.NOVEL, None, round(confidence, 3), text, self.name)
