@@ -38,6 +38,8 @@ def exfiltration(text: str) -> bool:
     secrets_at = [m.start() for m in _SECRET_ENV.finditer(text)]
     secrets_at += [m.start() for m in _SECRET_THING.finditer(text)]
     for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
+        if _MOVE_FORBIDDEN.search(text, max(0, move.start() - 40), move.start()):
+            continue  # "never paste .env contents into tickets or gists" is the policy
         if any(0 <= at - move.end() <= 40 for at in secrets_at):
             return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
         after = text[move.end() : move.end() + 50].lower()
@@ -48,6 +50,12 @@ def exfiltration(text: str) -> bool:
     return False
 
 
+# The move forbidden right before its verb ("never", "do not", "no one
+# should"), but not waved through ("don't hesitate to", "never forget to").
+_MOVE_FORBIDDEN = rx(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|no one (?:should|may)"
+    r"|nobody (?:should|may))\s+(?!(?:hesitate|forget|fail|wait|delay)\b)(?:\w+\s+){0,1}$"
+)
 _PIPED_OUT = rx(
     r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:[\w-]+(?:\s+-[\w-]+)*\s*\|\s*){0,3}(?:curl|wget|nc|ncat|netcat|base64)\b"
 )
