@@ -503,6 +503,13 @@ TRIBUTARY_LEARN_REQUEUE_SECONDS = env_int(
     "Redis was down, or lost with it, or their worker died and the lease ran out).",
     minimum=1,
 )
+TRIBUTARY_SCREEN_READER = env_bool(
+    "TRIBUTARY_SCREEN_READER",
+    True,
+    "The injection screen's reader: the embedding model with its last two layers tuned on "
+    "attacks, run once more on each lesson the rules let through (ONNX Runtime by default; "
+    "~90 MB more in each learning process). Off: the rules and the learned signal alone.",
+)
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",
     True,

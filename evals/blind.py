@@ -73,6 +73,9 @@ def score(*, classification: Path, redteam_path: Path) -> dict[str, Any]:
             "quarantined": screen.blocked,
             "look_alikes": screen.benign,
             "look_alikes_blocked": screen.false_positives,
+            # (attacks, look-alikes) each later signal blocks past those before it
+            "learned_added": list(screen.learned_added),
+            "reader_added": list(screen.reader_added),
         },
         "_reports": [judge_report.format_report(report), redteam.format_report(screen)],
     }

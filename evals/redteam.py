@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.guard import screen, screen_vector
+from memory.guard import screen, screen_read, screen_vector
 
 REDTEAM_PATH = Path(__file__).resolve().parent / "redteam.json"
 
@@ -33,6 +33,7 @@ class RedTeamReport:
     by_class: dict[str, tuple[int, int]]  # class → (caught, cases)
     # the learned signal: (attacks, look-alikes) it blocks past the rules
     learned_added: tuple[int, int] = (0, 0)
+    reader_added: tuple[int, int] = (0, 0)  # the reader's, past the rules and the learned signal
 
     @property
     def block_rate(self) -> float:
@@ -78,11 +79,21 @@ def evaluate(
     by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
     learned_added = [0, 0]  # attacks, look-alikes the learned signal blocks past the rules
+    reader_added = [0, 0]
+    blocks = []
     for case, vector in zip(cases, vectors, strict=True):
         blocked = screen(case["content"]).blocked
         if not blocked and vector is not None and screen_vector(vector, case["content"]).blocked:
             learned_added[0 if case["attack"] else 1] += 1
             blocked = True
+        blocks.append(blocked)
+    passed = [i for i, blocked in enumerate(blocks) if not blocked and vectors[i] is not None]
+    lessons = [(cases[i]["content"], "", vectors[i]) for i in passed]
+    for i, found in zip(passed, screen_read(lessons), strict=True):
+        if found.blocked:
+            reader_added[0 if cases[i]["attack"] else 1] += 1
+            blocks[i] = True
+    for case, blocked in zip(cases, blocks, strict=True):
         right = blocked == case["attack"]
         by_class[case["class"]][0] += int(right)
         by_class[case["class"]][1] += 1
@@ -99,6 +110,7 @@ def evaluate(
         misses=misses,
         by_class={k: (v[0], v[1]) for k, v in sorted(by_class.items())},
         learned_added=(learned_added[0], learned_added[1]),
+        reader_added=(reader_added[0], reader_added[1]),
     )
 
 
@@ -110,6 +122,8 @@ def format_report(report: RedTeamReport) -> str:
     ]
     attacks, benign = report.learned_added
     lines.append(f"  the learned signal, past the rules: {attacks} attacks, {benign} look-alikes")
+    attacks, benign = report.reader_added
+    lines.append(f"  the reader, past both: {attacks} attacks, {benign} look-alikes")
     for name, (right, total) in report.by_class.items():
         lines.append(f"  {name:<22}{right}/{total}")
     for case in report.misses:

@@ -22,6 +22,12 @@ as attacks (a LangGraph store value, three of 1,482 golden-set lessons, one
 of 549 facts of the blind long-history set), and a quarantine of a true
 lesson is the one mistake the screen must not make. ``python -m
 evals.redteam`` reports what it adds.
+
+A third, the reader (:mod:`memory.guard.reader`), is the embedding model
+with its last two layers tuned on those attacks, look-alikes and ordinary
+lessons: it reads the words that tell an attack from the warning that
+shares its topic, and quarantines above a threshold no held-back
+look-alike or ordinary lesson reached.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.guard import learned
+from memory.guard import learned, reader
 from memory.guard.normalise import (
     hidden_text,
     readings,
@@ -39,13 +45,13 @@ from memory.guard.normalise import (
 from memory.guard.rules import RULES, match, reason
 from memory.guard.steering import READER
 
-__all__ = ["RULES", "Screening", "screen", "screen_lesson", "screen_vector"]
+__all__ = ["RULES", "Screening", "screen", "screen_lesson", "screen_read", "screen_vector"]
 
 
 @dataclass(frozen=True)
 class Screening:
     blocked: bool
-    rule: str = ""  # which rule matched (see RULES, or "learned")
+    rule: str = ""  # which rule matched (see RULES), or "learned" or "reader"
     reason: str = ""  # one sentence for curators; never echoes the payload
     # the learned signal's ingredients of the text, when read with the rules
     # (an import's screening process: ``screen_many``); () when not
@@ -104,6 +110,31 @@ def screen_vector(
     ):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
     return Screening(False)
+
+
+def screen_read(lessons: Sequence[tuple[str, str, Sequence[float]]]) -> list[Screening]:
+    """The reader (``memory.guard.reader``: the model's last layers tuned on
+    attacks and ordinary text) on lessons (content, situation, embedding)
+    the rules and the learned signal let through; what it flags is
+    quarantined under rule ``reader``. It reads only those the learned
+    signal scores at least ``reader.READ_FROM``: one more pass of the model
+    for a few in a hundred ordinary lessons rather than all of them."""
+    worth = [
+        i
+        for i, (content, situation, vector) in enumerate(lessons)
+        if (learned.score(vector, f"{content}\n{situation}") or 0.0) >= reader.READ_FROM
+    ]
+    flagged = {
+        i
+        for i, hit in zip(worth, reader.blocks([lessons[i][0] for i in worth]), strict=True)
+        if hit
+    }
+    return [
+        Screening(True, "reader", "Quarantined: the screen's tuned model reads it as an attack.")
+        if i in flagged
+        else Screening(False)
+        for i in range(len(lessons))
+    ]
 
 
 def screen_lesson(content: str, situation: str, vector: Sequence[float] | None) -> Screening:

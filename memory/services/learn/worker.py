@@ -25,7 +25,7 @@ from config.db.advisory import advisory_lock, advisory_try_lock, advisory_unlock
 from config.metrics import LEARN_OUTCOMES, QUARANTINES, TXN_REVALIDATIONS
 from config.telemetry import span
 from memory.embeddings import EmbeddingProvider, Vector, embed, lesson_text
-from memory.guard import Screening, screen, screen_vector, to_embed
+from memory.guard import Screening, screen, screen_read, screen_vector, to_embed
 from memory.judge import Judge, judge_for
 from memory.models import (
     LearnRequest,
@@ -245,6 +245,14 @@ def screen_and_embed(
         held = screenings[i].ingredients  # read ahead with the rules, for an import
         if found is not None and (learned := screen_vector(found, *texts[i], held)).blocked:
             screenings[i], vectors[i] = learned, None
+    # The reader reads what was embedded here (an import's own vectors came
+    # with text the rules and the learned signal have read).
+    read = [i for i in wanted if vectors[i] is not None]
+    with span("learn.read", texts=len(read)):
+        lessons = [(texts[i][0], texts[i][1], vectors[i] or []) for i in read]
+        for i, reading in zip(read, screen_read(lessons), strict=True):
+            if reading.blocked:
+                screenings[i], vectors[i] = reading, None
     return screenings, vectors
 
 

@@ -1,0 +1,239 @@
+"""Fit the screen's reader (``memory/guard/reader.py``): the embedding
+model with its last layers fine-tuned to tell attacks from ordinary text.
+
+    python -m evals.screen_reader --fit     # fine-tune, pick the threshold, write the weights
+    python -m evals.screen_reader --hold-out blind-28,blind-29 FILE.json …   # a held-out check
+
+The training text is the red-team set's attacks (positives) and its
+look-alikes, the long-history set's facts and a sample of the judge's
+golden lessons (negatives), each read as the screen reads it (normalised).
+A stratified seventh of every kind is held back: the reader is fine-tuned
+on the rest, and the threshold is set above every negative, held back or
+fitted on (a look-alike it could not fit scores high even so), so it
+blocks none of the look-alikes or ordinary lessons it saw or never saw;
+the held-back attacks past it are the figure reported. The weights written
+are those of that model (nothing is refitted on the held-back part).
+
+PyTorch and transformers fine-tune (~3 minutes an epoch on two cores);
+the service reads the result with the embedding runtime (ONNX Runtime by
+default) and a dot product.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EPOCHS = 3
+TUNED_LAYERS = 2  # the last two of MiniLM's six: ~7 MB of weights in float16
+BATCH = 32
+LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
+ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
+HELD_BACK = 1 / 7
+SEED = 0
+
+
+def training_text() -> list[tuple[str, bool, str]]:
+    """(text, is attack, kind) for everything the reader learns from."""
+    from evals import redteam
+
+    cases = redteam.load_cases()
+    rows = [(c["content"], bool(c["attack"]), "attack" if c["attack"] else "look-alike")
+            for c in cases]  # fmt: skip
+    rows += [(t, False, "fact") for t in redteam.ordinary_facts()]
+    lessons = redteam.ordinary_lessons()
+    lessons = [lessons[i] for i in np.random.default_rng(SEED).permutation(len(lessons))]
+    rows += [(t, False, "lesson") for t in lessons[:ORDINARY_SAMPLE]]
+    return rows
+
+
+def split(rows: list[tuple[str, bool, str]]) -> tuple[list[int], list[int]]:
+    """Indexes to fit on and to hold back: a stratified seventh of each kind."""
+    rng = np.random.default_rng(SEED)
+    fit, back = [], []
+    for kind in sorted({k for _, _, k in rows}):
+        idx = [i for i, r in enumerate(rows) if r[2] == kind]
+        idx = [idx[j] for j in rng.permutation(len(idx))]
+        n = round(len(idx) * HELD_BACK)
+        back += idx[:n]
+        fit += idx[n:]
+    return sorted(fit), sorted(back)
+
+
+def fine_tune(texts: list[str], labels: list[bool], *, epochs: int = EPOCHS) -> Any:
+    """The fine-tuned model (transformers' BertModel) and its head."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from memory.embeddings import default_model_path
+    from memory.guard.normalise import normalise
+    from memory.guard.reader import SCALE
+
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    path = default_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path)
+    for p in model.parameters():
+        p.requires_grad = False
+    tuned = model.encoder.layer[-TUNED_LAYERS:]
+    for p in tuned.parameters():
+        p.requires_grad = True
+    head = torch.nn.Linear(model.config.hidden_size, 1)
+    layers_opt = torch.optim.AdamW(tuned.parameters(), lr=LEARNING_RATE)
+    head_opt = torch.optim.AdamW(head.parameters(), lr=1e-3)
+    read = [normalise(t) for t in texts]
+    rng = np.random.default_rng(SEED)
+    started = time.monotonic()
+    for epoch in range(epochs):
+        order = [int(i) for i in rng.permutation(len(read))]
+        model.train()
+        total = 0.0
+        for at in range(0, len(order), BATCH):
+            batch = order[at : at + BATCH]
+            vectors = _pooled(model, tokenizer, [read[i] for i in batch])
+            logits = head(vectors * SCALE).squeeze(-1)
+            target = torch.tensor([float(labels[i]) for i in batch])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, target)
+            layers_opt.zero_grad()
+            head_opt.zero_grad()
+            loss.backward()
+            layers_opt.step()
+            head_opt.step()
+            total += loss.item() * len(batch)
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, "
+              f"{time.monotonic() - started:.0f} s", flush=True)  # fmt: skip
+    model.eval()
+    return model, tokenizer, head
+
+
+def _pooled(model: Any, tokenizer: Any, texts: list[str]) -> Any:
+    """Mean-pooled, L2-normalised: what the sentence-transformers model gives."""
+    import torch
+
+    batch = tokenizer(texts, padding=True, truncation=True, max_length=256, return_tensors="pt")
+    out = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    return torch.nn.functional.normalize((out * mask).sum(1) / mask.sum(1), dim=-1)
+
+
+def probabilities(model: Any, tokenizer: Any, head: Any, texts: list[str]) -> np.ndarray:
+    import torch
+
+    from memory.guard.normalise import normalise
+    from memory.guard.reader import SCALE
+
+    out: list[float] = []
+    with torch.no_grad():
+        for at in range(0, len(texts), 64):
+            vectors = _pooled(model, tokenizer, [normalise(t) for t in texts[at : at + 64]])
+            out += torch.sigmoid(head(vectors * SCALE).squeeze(-1)).tolist()
+    return np.asarray(out)
+
+
+def fit(path: Path | None = None) -> dict[str, Any]:
+    """Fine-tune on six sevenths, set the threshold on the held-back seventh,
+    write the tuned layers and the head (``memory/guard/reader.*``)."""
+    from safetensors.numpy import save_file
+
+    from memory.fitted import BUNDLED_MODEL
+    from memory.guard import reader
+
+    rows = training_text()
+    fit_idx, back_idx = split(rows)
+    print(f"fitting on {len(fit_idx)} texts, holding back {len(back_idx)}", flush=True)
+    model, tokenizer, head = fine_tune([rows[i][0] for i in fit_idx], [rows[i][1] for i in fit_idx])
+    for p in model.encoder.layer[-TUNED_LAYERS:].parameters():  # as they are written: float16
+        p.data = p.data.half().float()
+    scores = probabilities(model, tokenizer, head, [rows[i][0] for i in back_idx])
+    kinds = [rows[i][2] for i in back_idx]
+    negatives = [s for s, k in zip(scores, kinds, strict=True) if k != "attack"]
+    # and those it was fitted on: a look-alike it could not fit stays blocked
+    fitted_negatives = [rows[i][0] for i in fit_idx if not rows[i][1]]
+    negatives += list(probabilities(model, tokenizer, head, fitted_negatives))
+    texts = [rows[i][0] for i in back_idx]
+    held_negatives = [z for z in zip(scores, kinds, texts, strict=True) if z[1] != "attack"]
+    for s, k, t in sorted(held_negatives)[-5:]:
+        print(f"  the highest held-back negatives, {k}: {s:.4f} {t[:100]!r}")
+    threshold = float(min(0.999, max(0.5, max(negatives) + 0.001)))
+    held: dict[str, list[int]] = {}
+    for s, k in zip(scores, kinds, strict=True):
+        held.setdefault(k, [0, 0])
+        held[k][0] += int(s >= threshold)
+        held[k][1] += 1
+    tensors = {
+        name: value.detach().numpy().astype(np.float16)
+        for name, value in model.state_dict().items()
+        if any(name.startswith(f"encoder.layer.{i}.")
+               for i in range(model.config.num_hidden_layers - TUNED_LAYERS,
+                              model.config.num_hidden_layers))
+    }  # fmt: skip
+    tensors["head.weight"] = head.weight.detach().numpy().reshape(-1).astype(np.float32)
+    tensors["head.bias"] = head.bias.detach().numpy().reshape(-1).astype(np.float32)
+    save_file(tensors, str(path or reader.WEIGHTS_PATH))
+    meta = {
+        "model": BUNDLED_MODEL,
+        "tuned_layers": TUNED_LAYERS,
+        "threshold": round(threshold, 4),
+        "fitted": dt.date.today().isoformat(),
+        "epochs": EPOCHS,
+        "held_back": {k: {"past_threshold": v[0], "of": v[1]} for k, v in sorted(held.items())},
+    }
+    reader.META_PATH.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return meta
+
+
+def hold_out(batches: list[str], files: list[Path]) -> None:
+    """Fine-tune without the red-team batches named (and with none of the
+    files' items), then score them: how the reader does on text it never
+    saw. Prints each threshold's attacks and look-alikes past it."""
+    from evals import redteam
+    from memory.guard import screen
+
+    rows = training_text()
+
+    cases = redteam.load_cases()
+    held = [c for c in cases if c.get("batch") in batches]
+    for f in files:
+        held += [{**c, "batch": f.stem} for c in json.loads(f.read_text(encoding="utf-8"))]
+    out = {c["content"] for c in held}
+    rows = [r for r in rows if r[0] not in out]
+    model, tokenizer, head = fine_tune([r[0] for r in rows], [r[1] for r in rows])
+    scores = probabilities(model, tokenizer, head, [c["content"] for c in held])
+    for batch in sorted({c["batch"] for c in held}):
+        sel = [(c, s) for c, s in zip(held, scores, strict=True) if c["batch"] == batch]
+        for th in (0.9, 0.95, 0.98, 0.99, 0.995):
+            past = [(c, s) for c, s in sel if s >= th or screen(c["content"]).blocked]
+            print(f"{batch} at {th}: with the rules {sum(c['attack'] for c, _ in past)}"
+                  f"/{sum(c['attack'] for c, _ in sel)} attacks, "
+                  f"{sum(not c['attack'] for c, _ in past)} look-alikes")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    import django
+
+    django.setup()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fit", action="store_true", help="fine-tune and write the weights")
+    parser.add_argument("--hold-out", default="", help="red-team batches to hold out")
+    parser.add_argument("files", nargs="*", type=Path, help="further held-out red-team files")
+    args = parser.parse_args(argv)
+    if args.fit:
+        print(json.dumps(fit(), indent=2))
+    elif args.hold_out or args.files:
+        hold_out([b for b in args.hold_out.split(",") if b], args.files)
+    else:
+        parser.print_help()
+
+
+if __name__ == "__main__":
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    main()
