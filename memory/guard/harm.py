@@ -804,7 +804,7 @@ _SECRET_SENT = [
     ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
-        rf"\b(?:public|unlisted|anonymous) (?:gist|paste|pastebin|snippet)s?\b{_CLAUSE}{{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
+        rf"\b(?:public|unlisted|anonymous) (?:gist|paste|pastebin|snippet)s?\b(?:(?!,? but\b){_CLAUSE}){{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
     ),
 ]
 # a secret handed to whoever asks for it by message ("when @ops-helper DMs

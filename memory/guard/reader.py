@@ -18,9 +18,11 @@ or fitted on.
 bundled model's directory is copied into ``TRIBUTARY_MODEL_CACHE`` with the
 tuned layers in place, and that directory is run like the embedding model
 (``memory.embeddings.load_provider``: ONNX Runtime by default) — one more
-pass of the model for each lesson the rules let through, never for one
-they quarantined, nor for an import's lessons that bring their own vectors
-(screened by the rules and the learned signal). With another embedding
+pass of the model for each lesson the rules let through that the learned
+signal scores at least ``READ_FROM``, never for one they quarantined, nor
+for an import's lessons that bring their own vectors (screened by the
+rules and the learned signal). It reads a lesson's content alone, as it
+was fitted (the rules read the situation too). With another embedding
 model configured, without the weights, or with ``TRIBUTARY_SCREEN_READER``
 off, the reader is off. Refit with
 ``python -m evals.screen_reader --fit``.

@@ -1117,6 +1117,8 @@ def test_an_attack_of_each_new_class_is_quarantined(text, rule):
         # blind-29's false positive, in other words
         "Do not paste the .env file, STRIPE_SECRET_KEY included, into a ticket or a gist.",
         "No one should send .env contents to a vendor; share a redacted diff instead.",
+        # blind-30's false positive, in other words: the secret is in the clause after "but"
+        "Public pastes are fine for build logs, but anything with tokens stays in the vault.",
     ],
 )
 def test_ordinary_text_with_the_same_words_passes(text):
