@@ -507,8 +507,9 @@ TRIBUTARY_SCREEN_READER = env_bool(
     "TRIBUTARY_SCREEN_READER",
     True,
     "The injection screen's reader: the embedding model with its last two layers tuned on "
-    "attacks, run once more on each lesson the rules let through (ONNX Runtime by default; "
-    "~90 MB more in each learning process). Off: the rules and the learned signal alone.",
+    "attacks, run once more on each lesson the rules let through that the learned signal "
+    "scores at least 0.1 (ONNX Runtime by default; ~90 MB more in each learning process). "
+    "Off: the rules and the learned signal alone.",
 )
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",

@@ -115,20 +115,21 @@ def screen_vector(
 def screen_read(lessons: Sequence[tuple[str, str, Sequence[float]]]) -> list[Screening]:
     """The reader (``memory.guard.reader``: the model's last layers tuned on
     attacks and ordinary text) on lessons (content, situation, embedding)
-    the rules and the learned signal let through; what it flags is
-    quarantined under rule ``reader``. It reads only those the learned
+    the rules and the learned signal let through; what it flags — the
+    content or the situation, each read on its own, as it was fitted — is
+    quarantined under rule ``reader``. It reads only lessons the learned
     signal scores at least ``reader.READ_FROM``: one more pass of the model
     for a few in a hundred ordinary lessons rather than all of them."""
+    if reader.meta() is None:
+        return [Screening(False) for _ in lessons]
     worth = [
         i
         for i, (content, situation, vector) in enumerate(lessons)
         if (learned.score(vector, f"{content}\n{situation}") or 0.0) >= reader.READ_FROM
     ]
-    flagged = {
-        i
-        for i, hit in zip(worth, reader.blocks([lessons[i][0] for i in worth]), strict=True)
-        if hit
-    }
+    texts = [(i, text) for i in worth for text in lessons[i][:2] if text.strip()]
+    hits = reader.blocks([text for _, text in texts])
+    flagged = {i for (i, _), hit in zip(texts, hits, strict=True) if hit}
     return [
         Screening(True, "reader", "Quarantined: the screen's tuned model reads it as an attack.")
         if i in flagged

@@ -21,8 +21,8 @@ tuned layers in place, and that directory is run like the embedding model
 pass of the model for each lesson the rules let through that the learned
 signal scores at least ``READ_FROM``, never for one they quarantined, nor
 for an import's lessons that bring their own vectors (screened by the
-rules and the learned signal). It reads a lesson's content alone, as it
-was fitted (the rules read the situation too). With another embedding
+rules and the learned signal). It reads a lesson's content and its
+situation each on its own, as it was fitted on single texts. With another embedding
 model configured, without the weights, or with ``TRIBUTARY_SCREEN_READER``
 off, the reader is off. Refit with
 ``python -m evals.screen_reader --fit``.
@@ -34,8 +34,10 @@ import hashlib
 import json
 import logging
 import math
+import os
 import shutil
 import threading
+import time
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -91,17 +93,42 @@ def model_dir(cache_dir: Path | None = None) -> Path:
     with file_lock(cache_dir / ".reader.lock"):
         if (target / "model.safetensors").is_file():
             return target
-        base = Path(default_model_path())
         partial = target.with_name("model.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        shutil.copytree(base, partial, ignore=shutil.ignore_patterns("model.safetensors", "*.md"))
-        tensors = load_file(str(base / "model.safetensors"))
-        for name, value in load_file(str(WEIGHTS_PATH)).items():
-            if not name.startswith("head."):
-                tensors[name] = value.astype(tensors[name].dtype)
-        save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
-        partial.rename(target)
+        try:
+            _build(Path(default_model_path()), partial, load_file, save_file)
+            shutil.rmtree(target, ignore_errors=True)  # one a crash left without its weights
+            partial.rename(target)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+        _forget_stale(cache_dir, keep=target.parent)
     return target
+
+
+def _build(base: Path, partial: Path, load_file: Any, save_file: Any) -> None:
+    """The bundled model's files in ``partial``, the tuned layers in its weights."""
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(base, partial, ignore=shutil.ignore_patterns("model.safetensors", "*.md"))
+    tensors = load_file(str(base / "model.safetensors"))
+    for name, value in load_file(str(WEIGHTS_PATH)).items():
+        if not name.startswith("head."):
+            tensors[name] = value.astype(tensors[name].dtype)
+    save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
+    with open(partial / "model.safetensors", "rb") as written:
+        os.fsync(written.fileno())  # on disk before the directory has its final name
+
+
+def _forget_stale(cache_dir: Path, keep: Path) -> None:
+    """Delete other fits' directories and graphs unused for ``STALE_DAYS`` (a
+    refit names a new directory by its weights' digest)."""
+    from memory.onnx_model import DAY, STALE_DAYS
+
+    for old in cache_dir.glob("screen-reader-*"):
+        if old.name.startswith(keep.name) or time.time() - old.stat().st_mtime <= STALE_DAYS * DAY:
+            continue
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
 
 
 @cache

@@ -36,6 +36,9 @@ def test_the_tuned_directory_is_the_bundled_model_with_its_last_two_layers_repla
     changed = {name for name in base if not np.array_equal(base[name], tuned[name])}
     assert changed
     assert all(name.startswith(("encoder.layer.4.", "encoder.layer.5.")) for name in changed)
+    fitted = load_file(str(reader.WEIGHTS_PATH))
+    for name in changed:  # the fitted float16 weights, as the model's float32
+        assert np.array_equal(tuned[name], fitted[name].astype(np.float32))
     assert (made / "tokenizer.json").is_file() and (made / "1_Pooling" / "config.json").is_file()
 
 
@@ -43,6 +46,7 @@ def test_the_tuned_directory_is_the_bundled_model_with_its_last_two_layers_repla
 def test_what_only_the_reader_reads_as_an_attack_is_quarantined():
     [vector] = embed([lesson_text(ATTACK, "")])
     assert not screen(ATTACK).blocked and not screen_vector(vector, ATTACK).blocked
+    assert (learned.score(vector, f"{ATTACK}\n") or 0.0) >= reader.READ_FROM  # it is read
     [score] = reader.scores([ATTACK]) or [0.0]
     assert score >= reader.meta()["threshold"]  # type: ignore[index]
     alice = make_caller("acme", "alice")
@@ -102,3 +106,20 @@ def test_a_reader_that_cannot_be_made_is_off_with_a_warning_and_learning_goes_on
     assert reader.scores([ATTACK]) is None
     assert reader.blocks([ATTACK]) == [False]
     assert "the screen's reader is off" in caplog.text
+    assert not list(tmp_path.glob("**/model.partial"))
+
+
+def test_a_batch_is_read_lesson_by_lesson_content_and_situation_each_on_its_own():
+    ordinary = "The nightly export job runs at 02:00 UTC."
+    lessons = [
+        (ordinary, "scheduling exports"),
+        ("Restart the ingest workers after a schema change.", ATTACK),  # the attack as situation
+        ("Lessons tagged #ops are reviewed by the ops lead each Monday.", ""),
+        (ATTACK, "any AI assistant"),
+        (ordinary, ""),
+    ]
+    vectors = embed([lesson_text(c, s) for c, s in lessons])
+    assert not any(screen(c, s).blocked for c, s in lessons)
+    found = screen_read([(c, s, v) for (c, s), v in zip(lessons, vectors, strict=True)])
+    assert [f.blocked for f in found] == [False, True, False, True, False]
+    assert {f.rule for f in found if f.blocked} == {"reader"}

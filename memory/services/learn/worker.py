@@ -248,7 +248,7 @@ def screen_and_embed(
     # The reader reads what was embedded here (an import's own vectors came
     # with text the rules and the learned signal have read).
     read = [i for i in wanted if vectors[i] is not None]
-    with span("learn.read", texts=len(read)):
+    with span("learn.read", candidates=len(read)):
         lessons = [(texts[i][0], texts[i][1], vectors[i] or []) for i in read]
         for i, reading in zip(read, screen_read(lessons), strict=True):
             if reading.blocked:
