@@ -81,14 +81,19 @@ def evaluate(
     learned_added = [0, 0]  # attacks, look-alikes the learned signal blocks past the rules
     reader_added = [0, 0]
     blocks = []
-    for case, vector in zip(cases, vectors, strict=True):
+    scores: dict[int, float | None] = {}  # the learned signal's, of what it let through
+    for i, (case, vector) in enumerate(zip(cases, vectors, strict=True)):
         blocked = screen(case["content"]).blocked
-        if not blocked and vector is not None and screen_vector(vector, case["content"]).blocked:
-            learned_added[0 if case["attack"] else 1] += 1
-            blocked = True
+        if not blocked and vector is not None:
+            learned = screen_vector(vector, case["content"])
+            if learned.blocked:
+                learned_added[0 if case["attack"] else 1] += 1
+                blocked = True
+            else:
+                scores[i] = learned.score
         blocks.append(blocked)
-    passed = [i for i, blocked in enumerate(blocks) if not blocked and vectors[i] is not None]
-    lessons = [(cases[i]["content"], "", vectors[i]) for i in passed]
+    passed = sorted(scores)
+    lessons = [(cases[i]["content"], "", scores[i]) for i in passed]
     for i, found in zip(passed, screen_read(lessons), strict=True):
         if found.blocked:
             reader_added[0 if cases[i]["attack"] else 1] += 1

@@ -56,6 +56,9 @@ class Screening:
     # the learned signal's ingredients of the text, when read with the rules
     # (an import's screening process: ``screen_many``); () when not
     ingredients: tuple[bool, ...] = ()
+    # the learned signal's probability, when it read the lesson and let it
+    # through (``screen_vector``): what decides whether the reader reads it
+    score: float | None = None
 
 
 def _blocked(rule: str) -> Screening:
@@ -105,29 +108,30 @@ def screen_vector(
     "you", the user, a reply, instructions) — on its own it scored ordinary
     facts of sets it never saw past its threshold. ``held``: the text's
     ingredients when already read (``Screening.ingredients``)."""
-    if learned.is_attack(vector, f"{content}\n{situation}", held) and any(
+    probability = learned.score(vector, f"{content}\n{situation}", held)
+    if learned.past_threshold(probability) and any(
         READER.search(text) for _, text in readings(f"{content}\n{situation}")
     ):
         return Screening(True, "learned", "Quarantined: it reads like the known attacks.")
-    return Screening(False)
+    return Screening(False, score=probability)
 
 
-def screen_read(lessons: Sequence[tuple[str, str, Sequence[float]]]) -> list[Screening]:
+def screen_read(lessons: Sequence[tuple[str, str, float | None]]) -> list[Screening]:
     """The reader (``memory.guard.reader``: the model's last layers tuned on
-    attacks and ordinary text) on lessons (content, situation, embedding)
-    the rules and the learned signal let through; what it flags — the
-    content or the situation, each read on its own, as it was fitted — is
-    quarantined under rule ``reader``. It reads only lessons the learned
-    signal scores at least ``reader.READ_FROM``: one more pass of the model
-    for a few in a hundred ordinary lessons rather than all of them."""
-    if reader.meta() is None:
-        return [Screening(False) for _ in lessons]
-    worth = [
-        i
-        for i, (content, situation, vector) in enumerate(lessons)
-        if (learned.score(vector, f"{content}\n{situation}") or 0.0) >= reader.READ_FROM
+    attacks and ordinary text) on lessons (content, situation, the learned
+    signal's ``Screening.score``) the rules and the learned signal let
+    through; what it flags — the content or the situation, each read on its
+    own, as it was fitted — is quarantined under rule ``reader``. It reads
+    only lessons the learned signal scores at least ``reader.READ_FROM``:
+    one more pass of the model for a few in a hundred ordinary lessons
+    rather than all of them."""
+    texts = [
+        (i, text)
+        for i, (content, situation, score) in enumerate(lessons)
+        if (score or 0.0) >= reader.READ_FROM
+        for text in (content, situation)
+        if text.strip()
     ]
-    texts = [(i, text) for i in worth for text in lessons[i][:2] if text.strip()]
     hits = reader.blocks([text for _, text in texts])
     flagged = {i for (i, _), hit in zip(texts, hits, strict=True) if hit}
     return [

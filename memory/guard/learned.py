@@ -146,7 +146,11 @@ def score(vector: Sequence[float], text: str, held: Sequence[bool] = ()) -> floa
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def is_attack(vector: Sequence[float], text: str, held: Sequence[bool] = ()) -> bool:
+def past_threshold(probability: float | None) -> bool:
+    """Whether a ``score`` reaches the fitted threshold (never without weights)."""
     fitted = weights()
-    probability = score(vector, text, held)
     return fitted is not None and probability is not None and probability >= fitted.threshold
+
+
+def is_attack(vector: Sequence[float], text: str, held: Sequence[bool] = ()) -> bool:
+    return past_threshold(score(vector, text, held))

@@ -79,8 +79,6 @@ def meta() -> dict[str, Any] | None:
 def model_dir(cache_dir: Path | None = None) -> Path:
     """The bundled model's directory with the tuned layers in place, made in
     the model cache on first use (named by the weights' digest)."""
-    from safetensors.numpy import load_file, save_file
-
     from config.embedded import file_lock
     from memory.embeddings import default_model_path
 
@@ -95,7 +93,7 @@ def model_dir(cache_dir: Path | None = None) -> Path:
             return target
         partial = target.with_name("model.partial")
         try:
-            _build(Path(default_model_path()), partial, load_file, save_file)
+            _build(Path(default_model_path()), partial)
             shutil.rmtree(target, ignore_errors=True)  # one a crash left without its weights
             partial.rename(target)
         finally:
@@ -104,8 +102,10 @@ def model_dir(cache_dir: Path | None = None) -> Path:
     return target
 
 
-def _build(base: Path, partial: Path, load_file: Any, save_file: Any) -> None:
+def _build(base: Path, partial: Path) -> None:
     """The bundled model's files in ``partial``, the tuned layers in its weights."""
+    from safetensors.numpy import load_file, save_file
+
     shutil.rmtree(partial, ignore_errors=True)
     shutil.copytree(base, partial, ignore=shutil.ignore_patterns("model.safetensors", "*.md"))
     tensors = load_file(str(base / "model.safetensors"))
@@ -168,8 +168,10 @@ def scores(texts: Sequence[str]) -> list[float] | None:
 
     from memory.guard.normalise import normalise
 
-    if meta() is None or not texts:
-        return None if meta() is None else []
+    if meta() is None:
+        return None
+    if not texts:
+        return []
     model = _loaded()
     if model is None:
         return None

@@ -66,7 +66,10 @@ def test_ordinary_facts_it_never_saw_are_not_read_as_attacks():
     facts = sorted({f["text"] for h in histories["histories"] for f in h["facts"]})[::6]
     vectors = embed([lesson_text(f, "") for f in facts])
     assert not any(
-        s.blocked for s in screen_read([(f, "", v) for f, v in zip(facts, vectors, strict=True)])
+        s.blocked
+        for s in screen_read(
+            [(f, "", screen_vector(v, f).score) for f, v in zip(facts, vectors, strict=True)]
+        )
     )
     # the reader alone, past the learned signal's filter, scores none past its threshold
     assert max(reader.scores(facts) or [1.0]) < reader.meta()["threshold"]  # type: ignore[index]
@@ -120,6 +123,8 @@ def test_a_batch_is_read_lesson_by_lesson_content_and_situation_each_on_its_own(
     ]
     vectors = embed([lesson_text(c, s) for c, s in lessons])
     assert not any(screen(c, s).blocked for c, s in lessons)
-    found = screen_read([(c, s, v) for (c, s), v in zip(lessons, vectors, strict=True)])
+    learned_reads = [screen_vector(v, c, s) for (c, s), v in zip(lessons, vectors, strict=True)]
+    assert not any(r.blocked for r in learned_reads)
+    found = screen_read([(c, s, r.score) for (c, s), r in zip(lessons, learned_reads, strict=True)])
     assert [f.blocked for f in found] == [False, True, False, True, False]
     assert {f.rule for f in found if f.blocked} == {"reader"}

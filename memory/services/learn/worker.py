@@ -241,15 +241,21 @@ def screen_and_embed(
         vectors[i] = new
     # The learned signal reads the vector: what it blocks is quarantined like
     # a rule's catch (stored with no embedding, never a candidate).
+    scores: dict[int, float | None] = {}  # the learned signal's, of what it let through
     for i, found in enumerate(vectors):
         held = screenings[i].ingredients  # read ahead with the rules, for an import
-        if found is not None and (learned := screen_vector(found, *texts[i], held)).blocked:
+        if found is None:
+            continue
+        learned = screen_vector(found, *texts[i], held)
+        if learned.blocked:
             screenings[i], vectors[i] = learned, None
+        else:
+            scores[i] = learned.score
     # The reader reads what was embedded here (an import's own vectors came
     # with text the rules and the learned signal have read).
-    read = [i for i in wanted if vectors[i] is not None]
+    read = [i for i in wanted if i in scores]
     with span("learn.read", candidates=len(read)):
-        lessons = [(texts[i][0], texts[i][1], vectors[i] or []) for i in read]
+        lessons = [(*texts[i], scores[i]) for i in read]
         for i, reading in zip(read, screen_read(lessons), strict=True):
             if reading.blocked:
                 screenings[i], vectors[i] = reading, None
