@@ -199,22 +199,22 @@ def hold_out(batches: list[str], files: list[Path]) -> None:
     from evals import redteam
     from memory.guard import screen
 
-    rows = training_text()
-
-    cases = redteam.load_cases()
-    held = [c for c in cases if c.get("batch") in batches]
+    held = [c for c in redteam.load_cases() if c.get("batch") in batches]
     for f in files:
-        held += [{**c, "batch": f.stem} for c in json.loads(f.read_text(encoding="utf-8"))]
+        held += [{**c, "batch": f.stem} for c in redteam.load_cases(f)]
     out = {c["content"] for c in held}
-    rows = [r for r in rows if r[0] not in out]
+    rows = [r for r in training_text() if r[0] not in out]
     model, tokenizer, head = fine_tune([r[0] for r in rows], [r[1] for r in rows])
     scores = probabilities(model, tokenizer, head, [c["content"] for c in held])
+    ruled = [screen(c["content"]).blocked for c in held]
     for batch in sorted({c["batch"] for c in held}):
-        sel = [(c, s) for c, s in zip(held, scores, strict=True) if c["batch"] == batch]
+        sel = [
+            (c, s, r) for c, s, r in zip(held, scores, ruled, strict=True) if c["batch"] == batch
+        ]
         for th in (0.9, 0.95, 0.98, 0.99, 0.995):
-            past = [(c, s) for c, s in sel if s >= th or screen(c["content"]).blocked]
+            past = [(c, s) for c, s, r in sel if s >= th or r]
             print(f"{batch} at {th}: with the rules {sum(c['attack'] for c, _ in past)}"
-                  f"/{sum(c['attack'] for c, _ in sel)} attacks, "
+                  f"/{sum(c['attack'] for c, _, _ in sel)} attacks, "
                   f"{sum(not c['attack'] for c, _ in past)} look-alikes")  # fmt: skip
 
 
