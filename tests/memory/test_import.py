@@ -355,6 +355,38 @@ def test_statistics_are_refreshed_each_time_an_import_doubles_what_it_wrote():
     assert analyzed() == before + 2
 
 
+def test_statistics_that_count_settled_tables_are_not_refreshed(monkeypatch):
+    """Once every referenced table's statistics count ``SETTLED`` rows, an
+    import's marks analyze nothing (the reference checks' plan is the
+    unique key's and stays so)."""
+    from django.db import connection
+
+    from memory.services.learn.imports import StatisticsRefresh
+
+    def analyzed() -> dict[str, int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname, analyze_count FROM pg_stat_user_tables "
+                "WHERE relname IN ('memory_lesson', 'provenance_belief')"
+            )
+            return dict(cursor.fetchall())
+
+    def counted(table: str) -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+            return float(cursor.fetchone()[0])
+
+    refresh = StatisticsRefresh()
+    assert refresh.add(500)  # the tables' statistics count fewer rows: analyzed
+    before = analyzed()
+    lessons, beliefs = counted("memory_lesson"), counted("provenance_belief")
+    # Settled at what the statistics now count: nothing to analyze.
+    monkeypatch.setattr(StatisticsRefresh, "SETTLED", min(lessons, beliefs))
+    assert refresh.add(500) is False
+    assert analyzed() == before
+    assert refresh.next_at == 2000  # the marks go on doubling
+
+
 def test_the_helper_screens_first_and_embeds_only_what_the_rules_let_through(monkeypatch):
     from memory.ahead import screen_and_embed_ahead
     from memory.embeddings import default_model_path, lesson_text

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import connection
@@ -197,27 +198,50 @@ _REFERENCED = tuple(m._meta.db_table for m in (Lesson, LearnRequest, Belief, Obs
 @dataclass
 class StatisticsRefresh:
     """``ANALYZE`` of the referenced tables each time an import has doubled
-    what it wrote (from 500 rows on). A reference check is a cached plan of
-    its connection, made generic after five runs: planned while a table was
-    empty it found a row by the tenant's index and filtered on the id —
-    every check reading all the tenant's rows, so a 20,000-record import into
-    a fresh tenant slowed batch by batch (310 → 780 ms) until autovacuum's
-    next analyze. New statistics make PostgreSQL plan them again."""
+    what it wrote (from 500 rows on), of those whose statistics still say
+    they are small. A reference check is a cached plan of its connection,
+    made generic after five runs: planned while a table was empty it found
+    a row by the tenant's index and filtered on the id — every check
+    reading all the tenant's rows, so a 20,000-record import into a fresh
+    tenant slowed batch by batch (310 → 780 ms) until autovacuum's next
+    analyze. New statistics make PostgreSQL plan them again.
+
+    A generic plan knows no tenant: it weighs the tenant's index by the
+    table's rows over its tenants, never less than the row the unique
+    ``(id, tenant_id)`` key finds, and the planner scales the rows it was
+    told by the table's pages as they grow. So once a table's statistics
+    count ``SETTLED`` rows the plan is the key's and stays so, and another
+    analyze only costs: on a table of 30,000 lessons it took longer than
+    the batch it followed (a 10,000-record import's five analyzes grew from
+    0.8 to 2.4 s as the tables grew by 20,000 rows)."""
+
+    SETTLED: ClassVar[int] = 10_000
 
     next_at: int = 500
     written: int = 0
 
     def add(self, rows: int) -> bool:
-        """Count rows written; analyze (and say so) when they reach the mark."""
+        """Count rows written; analyze (and say so) when they reach the
+        mark and a referenced table's statistics count fewer than
+        ``SETTLED`` rows (or none: never analyzed)."""
         self.written += rows
         if self.written < self.next_at:
             return False
+        self.next_at = 2 * self.written
         with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND reltuples < %s "
+                "AND relnamespace = current_schema()::regnamespace ORDER BY relname",
+                [list(_REFERENCED), self.SETTLED],
+            )
+            small = [name for (name,) in cursor.fetchall()]
+            if not small:
+                return False
             # SKIP_LOCKED: never wait behind (or deadlock with) a concurrent
             # CREATE INDEX CONCURRENTLY of a tenant's HNSW index; a table
             # skipped now is analyzed at the next mark, or by autovacuum.
-            cursor.execute(f"ANALYZE (SKIP_LOCKED) {', '.join(_REFERENCED)}")
-        self.next_at = 2 * self.written
+            # Names from the models' metadata, never from input.
+            cursor.execute(f"ANALYZE (SKIP_LOCKED) {', '.join(small)}")
         return True
 
 
