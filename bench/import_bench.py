@@ -1,7 +1,7 @@
 """Bulk import benchmark: ``manage.py import_lessons`` records per second.
 
     .venv/bin/python bench/import_bench.py [--records 20000] [--judged 2000] \
-        [--embedded 500] [--batch 500] [--keep]
+        [--embedded 500] [--batch 500] [--existing 0] [--keep]
 
 In a private temporary stack, writes JSON Lines files of ops lessons (the
 recall benchmark's templated sentences; vectors as there: noisy mixes of two
@@ -12,7 +12,10 @@ real MiniLM embeddings) and imports them through the command, timing each:
 - ``--judged`` with vectors, judged by the offline judge against the tenant;
 - ``--embedded`` without vectors (the embedding model's rate bounds it).
 
-Prints records/s for each and the rows an imported lesson writes.
+``--existing N`` first imports N lessons into a tenant of their own
+(untimed), so that the timed imports meet tables of that size, as an
+import into a service in use does. Prints records/s for each and the rows
+an imported lesson writes.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def main() -> None:
     parser.add_argument("--judged", type=int, default=2_000)
     parser.add_argument("--embedded", type=int, default=500)
     parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--existing", type=int, default=0, help="lessons imported first, untimed")
     parser.add_argument("--keep", action="store_true", help="keep the data dir")
     run_in_stack("trib-bench-import-", parser.parse_args(), run)
 
@@ -58,6 +62,8 @@ def timed(label: str, path: Path, tenant: str, count: int, *extra: str) -> float
 
     from django.core.management import call_command
 
+    if not count:
+        return 0.0
     out = StringIO()
     cpu_before, children = cpu_snapshot(), resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -77,7 +83,10 @@ def timed(label: str, path: Path, tenant: str, count: int, *extra: str) -> float
 
 
 def run(args: argparse.Namespace, data_dir: Path) -> None:
+    from io import StringIO
+
     import numpy as np
+    from django.core.management import call_command
     from django.db import connection
 
     from accounts.services import tenant_ensure
@@ -88,7 +97,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     texts = base_sentences(2000, random.Random(7))
     base = np.array(embed(texts), dtype=np.float32)
     with cross_tenant(reason="benchmark set-up"):
-        for slug in ("trusted", "judged", "embedded"):
+        for slug in ("existing", "trusted", "judged", "embedded"):
             tenant_ensure(slug=slug)
     rng = np.random.default_rng(7)
     files = data_dir / "files"
@@ -98,6 +107,12 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     write_file(judged, texts, base, args.judged, rng, vectors=True)
     write_file(plain, texts, base, args.embedded, rng, vectors=False)
     batch = ("--batch", str(args.batch))
+    if args.existing:
+        existing = files / "existing.jsonl"
+        write_file(existing, texts, base, args.existing, rng, vectors=True)
+        call_command("import_lessons", str(existing), "--tenant", "existing", "--no-progress",
+                     "--trust", *batch, stdout=StringIO())  # fmt: skip
+        print(f"{args.existing} lessons imported first into a tenant of their own (untimed)")
     print(f"file with vectors: {trusted.stat().st_size / args.records:.0f} bytes a record")
     timed("trusted, vectors supplied", trusted, "trusted", args.records, "--trust", *batch)
     timed("the same file again (all known)", trusted, "trusted", args.records, "--trust", *batch)
