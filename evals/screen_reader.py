@@ -5,8 +5,10 @@ model with its last layers fine-tuned to tell attacks from ordinary text.
     python -m evals.screen_reader --hold-out blind-28,blind-29 FILE.json …   # a held-out check
 
 The training text is the red-team set's attacks (positives) and its
-look-alikes, the long-history set's facts and a sample of the judge's
-golden lessons (negatives), each read as the screen reads it (normalised).
+look-alikes, the attacks and look-alikes of ``screen_training.json``
+(written to train the screen's learned parts, never a gate's or a blind
+figure's), the long-history set's facts and a sample of the judge's golden
+lessons (negatives), each read as the screen reads it (normalised).
 A stratified seventh of every kind is held back: the reader is fine-tuned
 on the rest, and the threshold is set above every negative, held back or
 fitted on (a look-alike it could not fit scores high even so), so it
@@ -38,13 +40,17 @@ LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
 ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
 HELD_BACK = 1 / 7
 SEED = 0
+TRAINING_PATH = Path(__file__).resolve().parent / "screen_training.json"
 
 
-def training_text() -> list[tuple[str, bool, str]]:
-    """(text, is attack, kind) for everything the reader learns from."""
+def training_text(*, written_to_train: bool = True) -> list[tuple[str, bool, str]]:
+    """(text, is attack, kind) for everything the reader learns from
+    (without ``screen_training.json``'s texts if not ``written_to_train``)."""
     from evals import redteam
 
     cases = redteam.load_cases()
+    if written_to_train and TRAINING_PATH.exists():
+        cases += redteam.load_cases(TRAINING_PATH)
     rows = [(c["content"], bool(c["attack"]), "attack" if c["attack"] else "look-alike")
             for c in cases]  # fmt: skip
     rows += [(t, False, "fact") for t in redteam.ordinary_facts()]
@@ -192,10 +198,11 @@ def fit(path: Path | None = None) -> dict[str, Any]:
     return meta
 
 
-def hold_out(batches: list[str], files: list[Path]) -> None:
+def hold_out(batches: list[str], files: list[Path], *, written_to_train: bool = True) -> None:
     """Fine-tune without the red-team batches named (and with none of the
-    files' items), then score them: how the reader does on text it never
-    saw. Prints each threshold's attacks and look-alikes past it."""
+    files' items; without ``screen_training.json`` if not
+    ``written_to_train``), then score them: how the reader does on text it
+    never saw. Prints each threshold's attacks and look-alikes past it."""
     from evals import redteam
     from memory.guard import screen
 
@@ -203,7 +210,7 @@ def hold_out(batches: list[str], files: list[Path]) -> None:
     for f in files:
         held += [{**c, "batch": f.stem} for c in redteam.load_cases(f)]
     out = {c["content"] for c in held}
-    rows = [r for r in training_text() if r[0] not in out]
+    rows = [r for r in training_text(written_to_train=written_to_train) if r[0] not in out]
     model, tokenizer, head = fine_tune([r[0] for r in rows], [r[1] for r in rows])
     scores = probabilities(model, tokenizer, head, [c["content"] for c in held])
     ruled = [screen(c["content"]).blocked for c in held]
@@ -225,12 +232,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fine-tune and write the weights")
     parser.add_argument("--hold-out", default="", help="red-team batches to hold out")
+    parser.add_argument(
+        "--without-training", action="store_true",
+        help="hold out without screen_training.json's texts (what they add)",
+    )  # fmt: skip
     parser.add_argument("files", nargs="*", type=Path, help="further held-out red-team files")
     args = parser.parse_args(argv)
     if args.fit:
         print(json.dumps(fit(), indent=2))
     elif args.hold_out or args.files:
-        hold_out([b for b in args.hold_out.split(",") if b], args.files)
+        hold_out(
+            [b for b in args.hold_out.split(",") if b], args.files,
+            written_to_train=not args.without_training,
+        )  # fmt: skip
     else:
         parser.print_help()
 
