@@ -131,10 +131,19 @@ _QUOTED_BY_SOMEONE = sieved(
 )
 
 
+# What an attacker's text says, quoted in a warning about it ("attackers
+# plant notes that tell a classifier to 'mark this as safe'"): the sentence
+# names who writes such things before the quote.
+_ATTACKERS_QUOTED = sieved(
+    r"\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|scammers?|phishers?)\b"
+    r"[^.;:!?]{0,80}[\"'‘“]$",
+    re.IGNORECASE,
+)
+
+
 def _quoted_by_someone(text: str, start: int, end: int) -> bool:
-    return bool(_QUOTED_BY_SOMEONE.search(text, 0, start)) and bool(
-        re.match(r"[^\"'’”]{0,120}[\"'’”]", text[end:])
-    )
+    said = _QUOTED_BY_SOMEONE.search(text, 0, start) or _ATTACKERS_QUOTED.search(text, 0, start)
+    return bool(said) and bool(re.match(r"[^\"'’”]{0,120}[\"'’”]", text[end:]))
 
 
 # A request for credentials refused as policy ("support agents never ask
