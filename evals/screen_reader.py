@@ -3,6 +3,7 @@ model with its last layers fine-tuned to tell attacks from ordinary text.
 
     python -m evals.screen_reader --fit     # fine-tune, pick the threshold, write the weights
     python -m evals.screen_reader --hold-out blind-28,blind-29 FILE.json …   # a held-out check
+    python -m evals.screen_reader --thresholds 0.9,0.95,0.98   # what other thresholds would do
 
 The training text is the red-team set's attacks (positives) and its
 look-alikes, the attacks and look-alikes of ``screen_training.json``
@@ -40,7 +41,8 @@ LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
 ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
 HELD_BACK = 1 / 7
 SEED = 0
-TRAINING_PATH = Path(__file__).resolve().parent / "screen_training.json"
+EVALS_DIR = Path(__file__).resolve().parent
+TRAINING_PATH = EVALS_DIR / "screen_training.json"
 
 
 def training_text(*, written_to_train: bool = True) -> list[tuple[str, bool, str]]:
@@ -225,6 +227,68 @@ def hold_out(batches: list[str], files: list[Path], *, written_to_train: bool = 
                   f"{sum(not c['attack'] for c, _ in past)} look-alikes")  # fmt: skip
 
 
+def threshold_costs(
+    thresholds: list[float], sets: list[tuple[str, list[str]]] | None = None
+) -> list[str]:
+    """What the screen would block, set by set, with the landed reader at
+    each of ``thresholds`` (and its own): the rules, then the learned
+    signal, then the reader on what the learned signal scores at least
+    ``READ_FROM`` — the service's order. Rows: the red-team set, the
+    training texts by batch, the golden lessons and both long-history sets'
+    facts (or ``sets``: named lists of texts). A choice to weigh, not a fit:
+    the figures of texts the reader was fitted on are training figures."""
+    from memory.embeddings import embed
+    from memory.guard import reader, screen, screen_vector
+
+    meta = reader.meta()
+    if meta is None or reader.scores(["warm-up"]) is None:
+        raise SystemExit("the screen's reader is off or has no weights")
+    columns = sorted({*thresholds, float(meta["threshold"])})
+    sets = _evaluated_sets() if sets is None else sets
+    lines = [
+        f"{'':<28}{'texts':>6}{'rules+learned':>15}"
+        + "".join(f"{t:>9.4g}" for t in columns)
+        + f"   (the landed threshold: {meta['threshold']})"
+    ]
+    for name, texts in sets:
+        ruled, read = 0, []
+        for text, vector in zip(texts, embed(texts), strict=True):
+            if screen(text).blocked or (found := screen_vector(vector, text)).blocked:
+                ruled += 1
+            elif (found.score or 0.0) >= reader.READ_FROM:
+                read.append(text)
+            # else: the reader never reads it
+        scores = reader.scores(read) or []
+        lines.append(
+            f"{name:<28}{len(texts):>6}{ruled:>15}"
+            + "".join(f"{ruled + sum(s >= t for s in scores):>9}" for t in columns)
+        )
+    return lines
+
+
+def _evaluated_sets() -> list[tuple[str, list[str]]]:
+    from evals import longmem, redteam
+
+    sets: list[tuple[str, list[str]]] = []
+    for name, cases in [("red team", redteam.load_cases()),
+                        *_by_batch(redteam.load_cases(TRAINING_PATH)
+                                   if TRAINING_PATH.exists() else [])]:  # fmt: skip
+        sets.append((f"{name} attacks", [c["content"] for c in cases if c["attack"]]))
+        sets.append((f"{name} look-alikes", [c["content"] for c in cases if not c["attack"]]))
+    sets.append(("golden lessons", redteam.ordinary_lessons()))
+    sets.append(("long-history facts", redteam.ordinary_facts()))
+    conversations = EVALS_DIR / "longmem_conv.json"
+    if conversations.exists():
+        facts = {f["text"] for h in longmem.load(conversations)["histories"] for f in h["facts"]}
+        sets.append(("conversation facts", sorted(facts)))
+    return sets
+
+
+def _by_batch(cases: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    batches = sorted({c.get("batch", "") for c in cases})
+    return [(b or "training", [c for c in cases if c.get("batch", "") == b]) for b in batches]
+
+
 def main(argv: list[str] | None = None) -> None:
     import django
 
@@ -236,10 +300,16 @@ def main(argv: list[str] | None = None) -> None:
         "--without-training", action="store_true",
         help="hold out without screen_training.json's texts (what they add)",
     )  # fmt: skip
+    parser.add_argument(
+        "--thresholds", default="",
+        help="comma-separated thresholds: what the landed reader would block at each",
+    )  # fmt: skip
     parser.add_argument("files", nargs="*", type=Path, help="further held-out red-team files")
     args = parser.parse_args(argv)
     if args.fit:
         print(json.dumps(fit(), indent=2))
+    elif args.thresholds:
+        print("\n".join(threshold_costs([float(t) for t in args.thresholds.split(",") if t])))
     elif args.hold_out or args.files:
         hold_out(
             [b for b in args.hold_out.split(",") if b], args.files,
