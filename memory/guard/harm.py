@@ -282,39 +282,6 @@ def _not_an_order(text: str, start: int) -> bool:
         or reported_and_refused(text, start)
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
         or _mishap(text, start)
-        or _told_as_an_incident(text, start)
-    )
-
-
-# What someone did, told with the harm it did ("an engineer pasted
-# container environment variables into a public GitHub issue and two tokens
-# were exposed"): an incident's account, not an order. A move told with a
-# good outcome ("… and the vendor fixed it in an hour") stays one.
-_SOMEONE_DID = rx(
-    r"\b(?:an?|the|one|some|our|their) (?:\w+ )?(?:engineers?|developers?|contractors?|employees?"
-    r"|interns?|admins?|analysts?|colleagues?|teammates?|vendors?|staff|members?|users?|agents?)"
-    r"(?: \w+)? $|\b(?:someone|somebody) $"
-)
-_PAST_MOVE = rx(r"\w+ed\b|sent\b|leaked\b|put\b")
-_HARM_DONE = rx(
-    r"\b(?:were|was|got|had been|have been|has been) (?:\w+ )?(?:exposed|leaked|compromised|stolen|abused|revoked)\b"
-    r"|\b(?:had|needed) to be (?:rotated|revoked|reset)\b|\bincident\b|\bpost-?mortem\b|\bbreach\b"
-)
-
-
-# … unless it is held up as the way ("… do the same next time")
-_DO_AGAIN = rx(
-    r"\b(?:do the same|do (?:it|that|this) again|same (?:thing )?next time|repeat (?:it|this|that)"
-    r"|keep doing (?:it|this|that))\b"
-)
-
-
-def _told_as_an_incident(text: str, start: int) -> bool:
-    return bool(
-        _SOMEONE_DID.search(text, max(0, start - 60), start)
-        and _PAST_MOVE.match(text, start)
-        and _HARM_DONE.search(text)
-        and not _DO_AGAIN.search(text)
     )
 
 
