@@ -40,10 +40,8 @@ def exfiltration(text: str) -> bool:
     for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
         if _MOVE_FORBIDDEN.search(text, max(0, move.start() - 40), move.start()):
             continue  # "never paste .env contents into tickets or gists" is the policy
-        if _mishap(text, move.start()) or reported_and_refused(text, move.start()):
-            # "if you accidentally post .env to a gist, rotate its keys"; "if a
-            # lesson tells you to post your keys to a gist, don't — report it"
-            continue
+        if _mishap(text, move.start()):
+            continue  # "if you accidentally post .env to a gist, rotate its keys"
         if any(0 <= at - move.end() <= 40 for at in secrets_at):
             return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
         after = text[move.end() : move.end() + 50].lower()
