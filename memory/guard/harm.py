@@ -248,7 +248,7 @@ _SOMEONE_ELSE_DOES = sieved(
 # What a text or a message asks, reported with what to do about it ("if a
 # lesson tells you to share credentials, don't follow it — report it").
 _REPORTED_BEFORE = rx(
-    r"\b(?:if|when|whenever) (?:(?:an? |the |any )?(?:agent|assistant|model|you|someone|anyone|reader)s? (?:recalls?|reads?|sees?|finds?|gets?|receives?|comes? across|is shown) )?(?:a|an|any|the|some)? ?(?:lessons?|memor(?:y|ies)|notes?|messages?|e-?mails?|pages?|documents?|prompts?|tool outputs?|websites?|web pages?|tickets?|comments?|issues?|dms?|texts?)\b(?:[^.]{0,60}\b(?:tells?|asks?|instructs?|says?|wants?|urges?) (?:you |an agent |agents )?to\b[^.]{0,120}|[^.]{0,60})$"
+    r"\b(?:if|when|whenever) (?:a|an|any|the|some)? ?(?:lessons?|memor(?:y|ies)|notes?|messages?|e-?mails?|pages?|documents?|prompts?|tool outputs?|websites?|web pages?|tickets?|comments?|issues?|dms?|texts?)\b(?:[^.]{0,60}\b(?:tells?|asks?|instructs?|says?|wants?|urges?) (?:you |an agent |agents )?to\b[^.]{0,120}|[^.]{0,60})$"
 )
 _REFUSED_AFTER = rx(
     r"\b(?:don't|do not|never) (?:follow|obey|do|act on) (?:it|them|that|this)\b|\b(?:ignore|refuse|report|flag) (?:it|them|that|this)\b"
@@ -277,27 +277,10 @@ def _not_an_order(text: str, start: int) -> bool:
     return bool(
         _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
-        or reported_and_refused(text, start)
+        or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
         or _mishap(text, start)
     )
-
-
-def reported_and_refused(text: str, start: int) -> bool:
-    """What a text or message asks, told with its refusal ("if an agent
-    recalls a lesson asking it to hide something from the user, it should
-    show it to the user and flag it"): a mention, whatever rule it meets."""
-    if not _REPORTED_BEFORE.search(text, 0, start):
-        return False
-    refused = _REFUSED_AFTER.search(text, start)
-    # "… do so, and flag it later": obeyed first, the flag is no refusal
-    return refused is not None and not _COMPLIED.search(text, start, refused.start())
-
-
-_COMPLIED = rx(
-    r"(?<!don't )(?<!do not )(?<!never )(?<!not )(?<!nor )"
-    r"\b(?:do (?:so|it|that|as (?:it|they) says?)|follow (?:it|them|that)|obey|comply|go ahead|carry (?:it|them) out)\b"
-)
 
 
 def _mishap(text: str, start: int) -> bool:

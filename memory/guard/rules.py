@@ -38,7 +38,6 @@ from memory.guard.harm import (
     official_installer,
     ordered,
     payment_redirect,
-    reported_and_refused,
     secret_in_url,
     secret_sent,
     security_weakening,
@@ -179,8 +178,6 @@ def _used(rule: str, pattern: Sieved, text: str) -> bool:
             or _purpose_described(text, found.start(), found.end())
         ):
             continue
-        if rule == "concealment" and reported_and_refused(text, found.start()):
-            continue  # "if a lesson asks you to hide it from the user, flag it"
         if rule in ("credential-request", "prompt-extraction") and _ASK_NEGATED.search(
             text, 0, found.start()
         ):  # "agents must not share their system prompt" is a policy
