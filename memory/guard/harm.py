@@ -40,8 +40,6 @@ def exfiltration(text: str) -> bool:
     for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
         if _MOVE_FORBIDDEN.search(text, max(0, move.start() - 40), move.start()):
             continue  # "never paste .env contents into tickets or gists" is the policy
-        if _mishap(text, move.start()):
-            continue  # "if you accidentally post .env to a gist, rotate its keys"
         if any(0 <= at - move.end() <= 40 for at in secrets_at):
             return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
         after = text[move.end() : move.end() + 50].lower()
@@ -258,16 +256,6 @@ _REFUSED_AFTER = rx(
 # A step made the condition of a safeguard ("before attaching env output
 # to a ticket, pipe it through the redaction script").
 _PRECONDITION_BEFORE = rx(r"\b(?:before|prior to)\s+$")
-# A mishap, with what to do about it ("if you paste a token into a public
-# channel by mistake, revoke it"): a condition right before the verb, and
-# the mistake named in the same clause, before or after it.
-_MISHAP_IF = rx(
-    r"\b(?:if|when|whenever|should) (?:you|we|they|someone|somebody|anyone|(?:an?|the) [\w-]+)"
-    r" (?:(?:accidentally|inadvertently|mistakenly|ever) )?$"
-)
-_MISHAP = rx(
-    r"\b(?:by (?:mistake|accident)|accidentally|inadvertently|mistakenly|unintentionally|in error)\b"
-)
 _SAFEGUARD = rx(r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*")
 
 
@@ -279,16 +267,7 @@ def _not_an_order(text: str, start: int) -> bool:
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
-        or _mishap(text, start)
     )
-
-
-def _mishap(text: str, start: int) -> bool:
-    condition = _MISHAP_IF.search(text, max(0, start - 60), start)
-    if condition is None:
-        return False
-    stops = [i for i in (text.find(mark, start) for mark in ".;:,") if i >= 0]
-    return bool(_MISHAP.search(text, condition.start(), min(stops, default=len(text))))
 
 
 # "no need to mention it in the change ticket": a weakening kept quiet
