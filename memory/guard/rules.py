@@ -133,10 +133,15 @@ _QUOTED_BY_SOMEONE = sieved(
 
 # What an attacker's text says, quoted in a warning about it ("attackers
 # plant notes that tell a classifier to 'mark this as safe'"): the sentence
-# names who writes such things before the quote.
+# names who writes such things, then the text they write and what it tells,
+# right before the quote. An attacker merely named ("attackers are blocked
+# upstream, so 'mark this as safe'", "no attackers wrote this") is no such
+# account.
 _ATTACKERS_QUOTED = sieved(
-    r"\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|scammers?|phishers?)\b"
-    r"[^.;:!?]{0,80}[\"'‘“]$",
+    r"(?<!\bno )(?<!\bnot )\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|scammers?"
+    r"|phishers?)\b[^.;:!?]{0,40}\b(?:notes?|lessons?|messages?|texts?|instructions?|comments?"
+    r"|prompts?|e-?mails?|content|entries|payloads?)\b,? (?:that |which )?(?:tells?|asks?"
+    r"|instructs?|says?|telling|asking|instructing|saying)\b[^.;:!?\"'‘“]{0,40}[\"'‘“]$",
     re.IGNORECASE,
 )
 

@@ -147,6 +147,10 @@ def test_the_threshold_table_counts_what_each_threshold_would_block():
     assert [float(t) for t in header.split()[2:5]] == sorted([0.5, 0.999, landed])
     counts = [int(n) for n in attacks.split()[1:]]
     # two texts, one blocked by a rule; the reader's score decides the other
+    # (the premise: the learned signal lets it through, to the reader)
+    [vector] = embed([lesson_text(ATTACK, "")])
+    assert not screen_vector(vector, ATTACK).blocked
+    assert (learned.score(vector, f"{ATTACK}\n") or 0.0) >= reader.READ_FROM
     [score] = reader.scores([ATTACK]) or [0.0]
     at = dict(zip(sorted([0.5, 0.999, landed]), counts[2:], strict=True))
     assert counts[:2] == [2, 1]

@@ -229,9 +229,11 @@ class StatisticsRefresh:
             return False
         self.next_at = 2 * self.written
         with connection.cursor() as cursor:
+            # The tables as the unqualified ANALYZE below finds them (the
+            # search path's), whatever the schema is called.
             cursor.execute(
-                "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND reltuples < %s "
-                "AND relnamespace = current_schema()::regnamespace ORDER BY relname",
+                "SELECT relname FROM pg_class WHERE oid = ANY(%s::regclass[]) AND reltuples < %s "
+                "ORDER BY relname",
                 [list(_REFERENCED), self.SETTLED],
             )
             small = [name for (name,) in cursor.fetchall()]
