@@ -148,15 +148,16 @@ def ordinary_lessons() -> list[str]:
     return sorted({t for c in cases for t in (c.content, *(x.content for x in c.candidates))})
 
 
-def ordinary_facts() -> list[str]:
-    """The facts of the gate's long-history set (evals/longmem.json): how
-    people and teams write down what happened — "applied for the assistant
-    head role", "the token expired" — none an attack. The learned signal is
-    fitted against these too; ``longmem_conv.json``'s facts are its held-out
-    check."""
+def ordinary_facts(path: Path | None = None) -> list[str]:
+    """The facts of the gate's long-history set (evals/longmem.json, or the
+    set at ``path``): how people and teams write down what happened —
+    "applied for the assistant head role", "the token expired" — none an
+    attack. The learned signal is fitted against these too;
+    ``longmem_conv.json``'s facts are its held-out check."""
     from evals import longmem
 
-    return sorted({f["text"] for h in longmem.load()["histories"] for f in h["facts"]})
+    data = longmem.load() if path is None else longmem.load(path)
+    return sorted({f["text"] for h in data["histories"] for f in h["facts"]})
 
 
 LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals/blind_scores.json)

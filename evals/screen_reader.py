@@ -41,8 +41,7 @@ LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
 ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
 HELD_BACK = 1 / 7
 SEED = 0
-EVALS_DIR = Path(__file__).resolve().parent
-TRAINING_PATH = EVALS_DIR / "screen_training.json"
+TRAINING_PATH = Path(__file__).resolve().parent / "screen_training.json"
 
 
 def training_text(*, written_to_train: bool = True) -> list[tuple[str, bool, str]]:
@@ -277,10 +276,7 @@ def _evaluated_sets() -> list[tuple[str, list[str]]]:
         sets.append((f"{name} look-alikes", [c["content"] for c in cases if not c["attack"]]))
     sets.append(("golden lessons", redteam.ordinary_lessons()))
     sets.append(("long-history facts", redteam.ordinary_facts()))
-    conversations = EVALS_DIR / "longmem_conv.json"
-    if conversations.exists():
-        facts = {f["text"] for h in longmem.load(conversations)["histories"] for f in h["facts"]}
-        sets.append(("conversation facts", sorted(facts)))
+    sets.append(("conversation facts", redteam.ordinary_facts(longmem.CONVERSATIONS_PATH)))
     return sets
 
 
@@ -306,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
     parser.add_argument("files", nargs="*", type=Path, help="further held-out red-team files")
     args = parser.parse_args(argv)
+    if args.without_training and not (args.hold_out or args.files):
+        parser.error("--without-training goes with --hold-out (a fit takes the training texts)")
     if args.fit:
         print(json.dumps(fit(), indent=2))
     elif args.thresholds:

@@ -361,27 +361,29 @@ def test_statistics_that_count_settled_tables_are_not_refreshed(monkeypatch):
     unique key's and stays so)."""
     from django.db import connection
 
-    from memory.services.learn.imports import StatisticsRefresh
+    from memory.services.learn.imports import _REFERENCED, StatisticsRefresh
 
     def analyzed() -> dict[str, int]:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT relname, analyze_count FROM pg_stat_user_tables "
-                "WHERE relname IN ('memory_lesson', 'provenance_belief')"
+                "SELECT relname, analyze_count FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+                [list(_REFERENCED)],
             )
             return dict(cursor.fetchall())
 
-    def counted(table: str) -> float:
+    def fewest_counted() -> float:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+            cursor.execute(
+                "SELECT min(reltuples) FROM pg_class WHERE relname = ANY(%s)", [list(_REFERENCED)]
+            )
             return float(cursor.fetchone()[0])
 
     refresh = StatisticsRefresh()
     assert refresh.add(500)  # the tables' statistics count fewer rows: analyzed
     before = analyzed()
-    lessons, beliefs = counted("memory_lesson"), counted("provenance_belief")
+    assert len(before) == len(_REFERENCED)
     # Settled at what the statistics now count: nothing to analyze.
-    monkeypatch.setattr(StatisticsRefresh, "SETTLED", min(lessons, beliefs))
+    monkeypatch.setattr(StatisticsRefresh, "SETTLED", fewest_counted())
     assert refresh.add(500) is False
     assert analyzed() == before
     assert refresh.next_at == 2000  # the marks go on doubling
