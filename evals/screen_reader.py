@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,6 @@ import numpy as np
 
 EPOCHS = 3
 TUNED_LAYERS = 2  # the last two of MiniLM's six: ~7 MB of weights in float16
-BATCH = 32
 LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
 ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
 HELD_BACK = 1 / 7
@@ -75,72 +73,33 @@ def split(rows: list[tuple[str, bool, str]]) -> tuple[list[int], list[int]]:
 
 
 def fine_tune(texts: list[str], labels: list[bool], *, epochs: int = EPOCHS) -> Any:
-    """The fine-tuned model (transformers' BertModel) and its head."""
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    from memory.embeddings import default_model_path
+    """The fine-tuned model (transformers' BertModel), its tokenizer and head."""
+    from evals.tuning import bundled, train
     from memory.guard.normalise import normalise
-    from memory.guard.reader import SCALE
 
-    torch.manual_seed(SEED)
-    torch.set_num_threads(2)
-    path = default_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path)
-    for p in model.parameters():
-        p.requires_grad = False
+    model, tokenizer = bundled(SEED)
     tuned = model.encoder.layer[-TUNED_LAYERS:]
     for p in tuned.parameters():
         p.requires_grad = True
-    head = torch.nn.Linear(model.config.hidden_size, 1)
-    layers_opt = torch.optim.AdamW(tuned.parameters(), lr=LEARNING_RATE)
-    head_opt = torch.optim.AdamW(head.parameters(), lr=1e-3)
-    read = [normalise(t) for t in texts]
-    rng = np.random.default_rng(SEED)
-    started = time.monotonic()
-    for epoch in range(epochs):
-        order = [int(i) for i in rng.permutation(len(read))]
-        model.train()
-        total = 0.0
-        for at in range(0, len(order), BATCH):
-            batch = order[at : at + BATCH]
-            vectors = _pooled(model, tokenizer, [read[i] for i in batch])
-            logits = head(vectors * SCALE).squeeze(-1)
-            target = torch.tensor([float(labels[i]) for i in batch])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, target)
-            layers_opt.zero_grad()
-            head_opt.zero_grad()
-            loss.backward()
-            layers_opt.step()
-            head_opt.step()
-            total += loss.item() * len(batch)
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, "
-              f"{time.monotonic() - started:.0f} s", flush=True)  # fmt: skip
-    model.eval()
+    head = train(
+        [normalise(t) for t in texts], [float(x) for x in labels], tuned=tuned, model=model,
+        tokenizer=tokenizer, epochs=epochs, learning_rate=LEARNING_RATE, max_tokens=256,
+        seed=SEED,
+    )  # fmt: skip
     return model, tokenizer, head
-
-
-def _pooled(model: Any, tokenizer: Any, texts: list[str]) -> Any:
-    """Mean-pooled, L2-normalised: what the sentence-transformers model gives."""
-    import torch
-
-    batch = tokenizer(texts, padding=True, truncation=True, max_length=256, return_tensors="pt")
-    out = model(**batch).last_hidden_state
-    mask = batch["attention_mask"].unsqueeze(-1).float()
-    return torch.nn.functional.normalize((out * mask).sum(1) / mask.sum(1), dim=-1)
 
 
 def probabilities(model: Any, tokenizer: Any, head: Any, texts: list[str]) -> np.ndarray:
     import torch
 
+    from evals.tuning import pooled
     from memory.guard.normalise import normalise
-    from memory.guard.reader import SCALE
+    from memory.tuned import SCALE
 
     out: list[float] = []
     with torch.no_grad():
         for at in range(0, len(texts), 64):
-            vectors = _pooled(model, tokenizer, [normalise(t) for t in texts[at : at + 64]])
+            vectors = pooled(model, tokenizer, [normalise(t) for t in texts[at : at + 64]], 256)
             out += torch.sigmoid(head(vectors * SCALE).squeeze(-1)).tolist()
     return np.asarray(out)
 
@@ -186,7 +145,7 @@ def fit(path: Path | None = None) -> dict[str, Any]:
     }  # fmt: skip
     tensors["head.weight"] = head.weight.detach().numpy().reshape(-1).astype(np.float32)
     tensors["head.bias"] = head.bias.detach().numpy().reshape(-1).astype(np.float32)
-    save_file(tensors, str(path or reader.WEIGHTS_PATH))
+    save_file(tensors, str(path or reader.MODEL.weights_path))
     meta = {
         "model": BUNDLED_MODEL,
         "tuned_layers": TUNED_LAYERS,
@@ -195,7 +154,7 @@ def fit(path: Path | None = None) -> dict[str, Any]:
         "epochs": EPOCHS,
         "held_back": {k: {"past_threshold": v[0], "of": v[1]} for k, v in sorted(held.items())},
     }
-    reader.META_PATH.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    reader.MODEL.meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return meta
 
 
@@ -239,7 +198,7 @@ def threshold_costs(
     from memory.embeddings import embed
     from memory.guard import reader, screen, screen_vector
 
-    meta = reader.meta()
+    meta = reader.MODEL.meta()
     if meta is None or reader.scores(["warm-up"]) is None:
         raise SystemExit("the screen's reader is off or has no weights")
     columns = sorted({*thresholds, float(meta["threshold"])})

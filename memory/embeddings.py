@@ -135,20 +135,22 @@ def get_provider() -> EmbeddingProvider:
 
 
 def load_provider(
-    path: str, runtime: str | None = None, threads: int | None = None
+    path: str, runtime: str | None = None, threads: int | None = None, *, quantized: bool = False
 ) -> EmbeddingProvider:
     """The model directory ``path`` on ``runtime`` (default
     ``TRIBUTARY_EMBEDDING_RUNTIME``) with ``threads`` (default
     ``TRIBUTARY_EMBEDDING_THREADS``). ONNX Runtime where it reproduces the
-    model (``memory.onnx_model``), else PyTorch — with a warning that says
-    why, never silently."""
+    model (``memory.onnx_model``; ``quantized``: its 8-bit graph), else
+    PyTorch — with a warning that says why, never silently."""
     runtime = runtime or settings.TRIBUTARY_EMBEDDING_RUNTIME
     threads = threads or settings.TRIBUTARY_EMBEDDING_THREADS
     if runtime == "onnx":
         from memory.onnx_model import OnnxProvider
 
         try:
-            return OnnxProvider.load(path, settings.TRIBUTARY_MODEL_CACHE, threads)
+            return OnnxProvider.load(
+                path, settings.TRIBUTARY_MODEL_CACHE, threads, quantized=quantized
+            )
         except Exception as exc:  # any failure: the model still runs, on torch
             log.warning("embedding model %s on torch, not ONNX Runtime: %s", path, exc)
     try:

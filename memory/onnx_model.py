@@ -165,19 +165,24 @@ class OnnxProvider:
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, path: str, cache: Path, threads: int = 1) -> OnnxProvider:
+    def load(
+        cls, path: str, cache: Path, threads: int = 1, *, quantized: bool = False
+    ) -> OnnxProvider:
         """The model directory ``path`` run by ONNX Runtime, its graph
-        exported into ``cache`` first if it is not there yet."""
+        exported into ``cache`` first if it is not there yet (``quantized``:
+        its weights as 8-bit integers, ``quantized_graph``)."""
         model_dir = Path(path)
         pipeline = read_pipeline(model_dir)
         graph = graph_file(model_dir, cache, pipeline)
         made = graph.stat().st_mtime_ns
         try:
-            return cls(graph, model_dir, pipeline, threads)
+            return cls(quantized_graph(graph) if quantized else graph, model_dir, pipeline, threads)
         except Exception as exc:  # a graph ONNX Runtime cannot load: made again, once
             log.warning("the cached graph %s does not load (%s); exporting it again", graph, exc)
             graph = graph_file(model_dir, cache, pipeline, unreadable=made)
-            return cls(graph, model_dir, pipeline, threads)
+            if quantized:
+                quantized_graph(graph).unlink(missing_ok=True)
+            return cls(quantized_graph(graph) if quantized else graph, model_dir, pipeline, threads)
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         import numpy as np
@@ -266,6 +271,35 @@ def graph_file(
             for old in cache.glob(f"{model_dir.parent.name}-{model_dir.name}-*.onnx"):
                 if old != target and time.time() - old.stat().st_mtime > STALE_DAYS * DAY:
                     old.unlink(missing_ok=True)
+    return target
+
+
+def quantized_graph(graph: Path) -> Path:
+    """``graph`` with its weights quantized to 8-bit integers (ONNX Runtime's
+    dynamic quantization), made beside it on first use: ~2.5x faster on two
+    cores, and its outputs differ from the float graph's by more than
+    ``TOLERANCE`` — only for a model whose threshold was set on what this
+    graph gives (``memory/answers.py``). Touched and forgotten with it."""
+    from config.embedded import file_lock
+
+    target = graph.with_name(f"{graph.stem}-int8.onnx")
+    if target.is_file():
+        if time.time() - target.stat().st_mtime > DAY:
+            with contextlib.suppress(OSError):  # a read-only cache is fine
+                os.utime(target)
+        return target
+    with file_lock(graph.parent / ".export.lock"):
+        if not target.is_file():
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            partial = target.with_suffix(f".{os.getpid()}.partial")
+            try:
+                quantize_dynamic(str(graph), str(partial), weight_type=QuantType.QInt8)
+                with open(partial, "rb") as written:
+                    os.fsync(written.fileno())
+                os.replace(partial, target)
+            finally:
+                partial.unlink(missing_ok=True)
     return target
 
 

@@ -28,8 +28,8 @@ ATTACK = (
 def test_the_tuned_directory_is_the_bundled_model_with_its_last_two_layers_replaced(tmp_path):
     from safetensors.numpy import load_file
 
-    made = reader.model_dir(tmp_path)
-    assert reader.model_dir(tmp_path) == made  # made once, then found
+    made = reader.MODEL.model_dir(tmp_path)
+    assert reader.MODEL.model_dir(tmp_path) == made  # made once, then found
     base = load_file(str(Path(default_model_path()) / "model.safetensors"))
     tuned = load_file(str(made / "model.safetensors"))
     assert tuned.keys() == base.keys()
@@ -48,7 +48,7 @@ def test_what_only_the_reader_reads_as_an_attack_is_quarantined():
     assert not screen(ATTACK).blocked and not screen_vector(vector, ATTACK).blocked
     assert (learned.score(vector, f"{ATTACK}\n") or 0.0) >= reader.READ_FROM  # it is read
     [score] = reader.scores([ATTACK]) or [0.0]
-    assert score >= reader.meta()["threshold"]  # type: ignore[index]
+    assert score >= reader.MODEL.threshold()  # type: ignore[operator]
     alice = make_caller("acme", "alice")
     attack = learn_now(alice, ATTACK)
     assert attack.outcome == Outcome.QUARANTINED
@@ -72,7 +72,7 @@ def test_ordinary_facts_it_never_saw_are_not_read_as_attacks():
         )
     )
     # the reader alone, past the learned signal's filter, scores none past its threshold
-    assert max(reader.scores(facts) or [1.0]) < reader.meta()["threshold"]  # type: ignore[index]
+    assert max(reader.scores(facts) or [1.0]) < reader.MODEL.threshold()  # type: ignore[operator]
     # and the filter sends it only a few of them
     read = [
         f
@@ -83,19 +83,19 @@ def test_ordinary_facts_it_never_saw_are_not_read_as_attacks():
 
 
 def test_the_reader_is_off_when_switched_off_or_with_another_embedding_model(settings):
-    reader.meta.cache_clear()
+    reader.MODEL.forget()
     try:
-        assert reader.meta() is not None
+        assert reader.MODEL.meta() is not None
         settings.TRIBUTARY_SCREEN_READER = False
-        reader.meta.cache_clear()
-        assert reader.meta() is None and reader.scores([ATTACK]) is None
+        reader.MODEL.forget()
+        assert reader.MODEL.meta() is None and reader.scores([ATTACK]) is None
         assert reader.blocks([ATTACK, "x"]) == [False, False]
         settings.TRIBUTARY_SCREEN_READER = True
         settings.TRIBUTARY_EMBEDDING_MODEL = "/models/another"
-        reader.meta.cache_clear()
-        assert reader.meta() is None
+        reader.MODEL.forget()
+        assert reader.MODEL.meta() is None
     finally:
-        reader.meta.cache_clear()
+        reader.MODEL.forget()
 
 
 def test_a_reader_that_cannot_be_made_is_off_with_a_warning_and_learning_goes_on(
@@ -104,8 +104,8 @@ def test_a_reader_that_cannot_be_made_is_off_with_a_warning_and_learning_goes_on
     blocked = tmp_path / "a-file-not-a-directory"
     blocked.write_text("")
     settings.TRIBUTARY_MODEL_CACHE = blocked
-    monkeypatch.setattr(reader, "_provider", None)
-    monkeypatch.setattr(reader, "_failed", False)
+    monkeypatch.setattr(reader.MODEL, "_provider", None)
+    monkeypatch.setattr(reader.MODEL, "_failed", False)
     assert reader.scores([ATTACK]) is None
     assert reader.blocks([ATTACK]) == [False]
     assert "the screen's reader is off" in caplog.text
@@ -142,7 +142,7 @@ def test_the_threshold_table_counts_what_each_threshold_would_block():
     header, attacks, plain = threshold_costs(
         [0.5, 0.999], sets=[("attacks", [ruled, ATTACK]), ("ordinary", [ordinary])]
     )
-    landed = float(reader.meta()["threshold"])  # type: ignore[index]
+    landed = float(reader.MODEL.meta()["threshold"])  # type: ignore[index]
     assert header.split()[:2] == ["texts", "rules+learned"]
     assert [float(t) for t in header.split()[2:5]] == sorted([0.5, 0.999, landed])
     counts = [int(n) for n in attacks.split()[1:]]
