@@ -511,6 +511,14 @@ TRIBUTARY_SCREEN_READER = env_bool(
     "scores at least 0.1 (ONNX Runtime by default; ~90 MB more in each learning process). "
     "Off: the rules and the learned signal alone.",
 )
+TRIBUTARY_ANSWER_READER = env_bool(
+    "TRIBUTARY_ANSWER_READER",
+    True,
+    "Recall's answer reader: the embedding model fine-tuned to read a question with a lesson, "
+    "run on a recall's three best lessons; when none of them answers the question the answer "
+    "says nothing_relevant (ONNX Runtime by default; ~90 MB more in each process that serves "
+    "recalls). Off: the relevance floor alone.",
+)
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",
     True,

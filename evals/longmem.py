@@ -20,8 +20,9 @@ embeddings) — the baseline a user could build in an afternoon. Scores:
 * evidence recall@10: the share of a question's evidence facts in the top
   10 (a fact folded into another lesson counts as found with it);
 * adversarial: the share of answers that are empty or flagged as not
-  answering (``nothing_relevant``: memory/relevance.py); the same flag on
-  answerable questions is counted too (a wrong "nothing here").
+  answering (``nothing_relevant``: memory/relevance.py and
+  memory/answers.py); the same flag on answerable questions is counted too
+  (a wrong "nothing here").
 
 ``python -m evals.longmem`` prints the report.
 """
@@ -101,6 +102,10 @@ class LongMemReport:
             # Distinct facts folded into one lesson inflate recall@10 (a few
             # lessons hold everything): a judge that folds them must fail here.
             "lessons_per_fact": round((self.lessons + self.superseded) / max(1, self.facts), 4),
+            # questions memory cannot answer, answered empty or nothing_relevant
+            "adversarial_flagged": round(self.recall.abstained(), 4),
+            # and questions it can, wrongly so (a ceiling)
+            "answerable_flagged": round(self.recall.abstained(ANSWERABLE), 4),
         }
 
 

@@ -173,8 +173,9 @@ class RecallOut(serializers.Serializer):
     untrusted_data = serializers.CharField()
     nothing_relevant = serializers.BooleanField(
         help_text="Nothing in memory bears on the query: no lesson shares a rare term of it and "
-        "the nearest is no closer than an unrelated question gets in this tenant. The results "
-        "are then the nearest lessons, not an answer."
+        "the nearest is no closer than an unrelated question gets in this tenant, or (a query "
+        "asked as a question) none of the three best lessons answers it. The results are then "
+        "the nearest lessons, not an answer."
     )
     results = RecallHitOut(many=True)
 

@@ -19,7 +19,8 @@ when the tenant's size has moved by a fifth.
 It tells unrelated questions from related ones; it does not tell a question
 memory can answer from one about a subject it knows but a detail it was
 never told ("what breed is Pickle?" of a tenant that knows Pickle the cat):
-those share words and similarity with what is there (docs/benchmarks.md).
+those share words and similarity with what is there. The answer reader
+(``answers.py``) reads the question with the best lessons for that.
 """
 
 from __future__ import annotations
@@ -129,10 +130,14 @@ def probe_vectors() -> list[Vector]:
 
 def load_for_recall() -> None:
     """What a recall needs loaded, loaded now — the embedding model (a
-    dimension mismatch then fails start-up, not the first recall) and the
-    probes' vectors — by every process that serves recalls."""
+    dimension mismatch then fails start-up, not the first recall), the
+    probes' vectors and the answer reader — by every process that serves
+    recalls."""
+    from memory import answers
+
     get_provider()
     probe_vectors()
+    answers.warm()
 
 
 def floor_of(best: Sequence[float]) -> float:

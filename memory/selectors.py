@@ -630,7 +630,8 @@ def lesson_recall(
 class Recalled:
     """A recall's hits, and whether nothing in memory bears on the query
     (``memory.relevance``: no rare term matched, the nearest lesson below
-    the tenant's floor)."""
+    the tenant's floor; or ``memory.answers``: none of the best lessons
+    answers it)."""
 
     hits: list[RecallHit]
     nothing_relevant: bool
@@ -658,6 +659,7 @@ def recall_judged(
     :func:`memory.temporal.asks_about_the_past`. Unless ``judge_relevance``
     is off, also whether it found anything relevant (as of an instant:
     whether it found anything)."""
+    from memory.answers import unanswered
     from memory.relevance import nothing_relevant
 
     if history is None:
@@ -672,7 +674,7 @@ def recall_judged(
             unrelated = nothing_relevant(
                 tenant_id=tenant_id, kinds=found.kinds, size=found.size,
                 best_similarity=found.best_similarity, text_matched=found.text_matched,
-            )  # fmt: skip
+            ) or unanswered(query, [hit.lesson.content for hit in found.hits])  # fmt: skip
     RECALL_SECONDS.observe(timer.seconds)
     return Recalled(found.hits, unrelated)
 

@@ -56,6 +56,18 @@ def _search_threshold_read_anew() -> None:
     search_cost.forget()
 
 
+@pytest.fixture(autouse=True)
+def _tuned_readers_read_anew() -> Iterator[None]:
+    """The tuned readers (memory.tuned) read their switch once: a test that
+    turns one off with the settings fixture must not leave it off."""
+    from memory import answers
+    from memory.guard import reader
+
+    yield
+    answers.MODEL.forget()
+    reader.MODEL.forget()
+
+
 @pytest.fixture
 def superuser_sql() -> Iterator[psycopg.Connection]:
     """A superuser connection to the test database: for looking under RLS

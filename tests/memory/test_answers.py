@@ -1,0 +1,114 @@
+"""Recall's answer reader (memory/answers.py): a question read with each of
+the recall's best lessons; none answers it, the answer says
+nothing_relevant — where the floor, which only tells unrelated questions
+apart, says relevant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accounts.tenancy import tenant_context
+from memory import answers
+from memory.embeddings import default_model_path
+from memory.selectors import recall_judged
+from tests.conftest import make_caller
+from tests.memory.test_recall import _seed
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Written for this test, in no set the reader was fitted on.
+NOTES = [
+    "Dana adopted a grey rescue greyhound named Comet from a shelter in Leeds in March.",
+    "Dana said Comet sleeps on the sofa all day and refuses to go out in the rain.",
+    "Omar started a new job as a bus driver in Bristol in May.",
+    "Omar and Dana went hiking in the Brecon Beacons over the Easter weekend.",
+]
+ANSWERED = "What is the name of the dog Dana adopted?"
+NEVER_TOLD = "How much did the hiking boots cost?"  # hiking is there; boots and prices are not
+
+
+@pytest.fixture
+def reader_on(settings):
+    settings.TRIBUTARY_ANSWER_READER = True
+    answers.MODEL.forget()
+
+
+def _recall(tenant_id, query):
+    with tenant_context(tenant_id):
+        return recall_judged(tenant_id=tenant_id, query=query, k=3)
+
+
+def test_a_question_about_a_detail_memory_was_never_told_is_flagged(settings, reader_on):
+    alice = make_caller("acme", "alice")
+    _seed(alice, NOTES)
+    tenant = alice.agent.tenant_id
+    # the premise: the floor alone calls it relevant (a rare term, hiking, matched)
+    settings.TRIBUTARY_ANSWER_READER = False
+    answers.MODEL.forget()
+    assert _recall(tenant, NEVER_TOLD).nothing_relevant is False
+    settings.TRIBUTARY_ANSWER_READER = True
+    answers.MODEL.forget()
+    never_told = _recall(tenant, NEVER_TOLD)
+    assert never_told.nothing_relevant is True
+    assert len(never_told.hits) == 3  # still the nearest, flagged
+    # what decided: none of the three best lessons scores past the threshold
+    found = answers.scores(NEVER_TOLD, [h.lesson.content for h in never_told.hits])
+    assert found is not None and max(found) < answers.MODEL.threshold()  # type: ignore[operator]
+    answered = _recall(tenant, ANSWERED)
+    assert answered.nothing_relevant is False
+    assert "Comet" in answered.hits[0].lesson.content
+
+
+def test_a_keyword_query_is_left_to_the_floor(reader_on):
+    """The reader was fitted on questions: a query of keywords is not read."""
+    assert answers.is_question(NEVER_TOLD) and answers.is_question("where is the runbook")
+    assert not answers.is_question("hiking boots price")
+    alice = make_caller("acme", "alice")
+    _seed(alice, NOTES)
+    assert _recall(alice.agent.tenant_id, "hiking boots price").nothing_relevant is False
+    assert answers.unanswered("hiking boots price", NOTES) is False
+    assert answers.unanswered(NEVER_TOLD, NOTES[3:]) is True  # asked as a question, it is
+
+
+def test_the_reader_is_off_when_switched_off_or_with_another_embedding_model(settings, reader_on):
+    assert answers.MODEL.meta() is not None
+    settings.TRIBUTARY_ANSWER_READER = False
+    answers.MODEL.forget()
+    assert answers.MODEL.meta() is None and answers.scores(NEVER_TOLD, NOTES) is None
+    assert answers.unanswered(NEVER_TOLD, NOTES[3:]) is False
+    settings.TRIBUTARY_ANSWER_READER = True
+    settings.TRIBUTARY_EMBEDDING_MODEL = "/models/another"
+    answers.MODEL.forget()
+    assert answers.MODEL.meta() is None
+
+
+def test_a_reader_that_fails_answers_relevant_with_a_warning(monkeypatch, caplog, reader_on):
+    alice = make_caller("acme", "alice")
+    _seed(alice, NOTES)
+
+    def broken(texts):
+        raise RuntimeError("the graph cannot run")
+
+    monkeypatch.setattr(answers.MODEL, "probabilities", broken)
+    recalled = _recall(alice.agent.tenant_id, NEVER_TOLD)
+    assert recalled.nothing_relevant is False and len(recalled.hits) == 3
+    assert "recall's answer reader failed" in caplog.text
+
+
+def test_the_tuned_directory_replaces_every_layer_and_runs_on_the_8_bit_graph(tmp_path):
+    from safetensors.numpy import load_file
+
+    made = answers.MODEL.model_dir(tmp_path)
+    base = load_file(str(Path(default_model_path()) / "model.safetensors"))
+    tuned = load_file(str(made / "model.safetensors"))
+    assert tuned.keys() == base.keys()
+    changed = {name for name in base if not np.array_equal(base[name], tuned[name])}
+    assert {name.split(".")[2] for name in changed if name.startswith("encoder.layer.")} == {
+        str(i) for i in range(6)
+    }
+    assert not any(name.startswith("embeddings.") for name in changed)
+    provider = answers.MODEL._loaded()
+    assert provider is not None and provider.graph.name.endswith("-int8.onnx")
