@@ -515,9 +515,10 @@ TRIBUTARY_ANSWER_READER = env_bool(
     "TRIBUTARY_ANSWER_READER",
     True,
     "Recall's answer reader: the embedding model fine-tuned to read a question with a lesson, "
-    "run on a recall's three best lessons; when none of them answers the question the answer "
-    "says nothing_relevant (ONNX Runtime by default; ~90 MB more in each process that serves "
-    "recalls). Off: the relevance floor alone.",
+    "run on a recall's three best lessons (the best first, the others only when it does not "
+    "answer); when none of them answers the question the answer says nothing_relevant "
+    "(ONNX Runtime, 8-bit; ~90 MB more in each process that serves recalls). Off: the "
+    "relevance floor alone.",
 )
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",

@@ -76,18 +76,25 @@ def is_question(query: str) -> bool:
 def unanswered(question: str, lessons: Sequence[str]) -> bool:
     """Whether none of the first ``READ`` lessons (a recall's best first)
     answers the question; False for a query that is not a question, and
-    where the reader is off or fails."""
+    where the reader is off or fails. The best lesson is read first and the
+    others only when it does not answer: the same verdict as reading all
+    of them, at a third of the cost when the first one answers."""
     if not lessons or not is_question(question):
         return False
     try:
-        found = scores(question, lessons[:READ])
         threshold = MODEL.threshold()
+        if threshold is None:
+            return False
+        for chosen in (lessons[:1], lessons[1:READ]):
+            found = scores(question, chosen) if chosen else []
+            if found is None:
+                return False
+            if any(s >= threshold for s in found):
+                return False
     except Exception:  # the flag must never fail a recall that found its lessons
         log.warning("recall's answer reader failed; answered as relevant", exc_info=True)
         return False
-    if not found or threshold is None:
-        return False
-    return max(found) < threshold
+    return True
 
 
 def warm() -> None:

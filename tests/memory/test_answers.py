@@ -112,3 +112,33 @@ def test_the_tuned_directory_replaces_every_layer_and_runs_on_the_8_bit_graph(tm
     assert not any(name.startswith("embeddings.") for name in changed)
     provider = answers.MODEL._loaded()
     assert provider is not None and provider.graph.name.endswith("-int8.onnx")
+
+
+def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answer(
+    monkeypatch, reader_on
+):
+    read: list[list[str]] = []
+    real = answers.MODEL.probabilities
+
+    def counting(texts):
+        read.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(answers.MODEL, "probabilities", counting)
+    threshold = answers.MODEL.threshold()
+    assert threshold is not None
+    answering_first = [NOTES[0], NOTES[1], NOTES[2]]
+    assert answers.unanswered(ANSWERED, answering_first) is False
+    assert [len(texts) for texts in read] == [1]  # the first answered: nothing more read
+    read.clear()
+    answering_last = [NOTES[2], NOTES[1], NOTES[0]]
+    assert answers.unanswered(ANSWERED, answering_last) is False
+    assert [len(texts) for texts in read] == [1, 2]
+    read.clear()
+    assert answers.unanswered(NEVER_TOLD, NOTES[:3]) is True
+    assert [len(texts) for texts in read] == [1, 2]
+    # the verdict is reading all three at once: none past the threshold
+    for question, lessons in [(ANSWERED, answering_last), (NEVER_TOLD, NOTES[:3])]:
+        found = real([answers.pair(question, lesson) for lesson in lessons])
+        assert found is not None
+        assert answers.unanswered(question, lessons) is (max(found) < threshold)
