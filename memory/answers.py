@@ -53,6 +53,9 @@ MODEL = TunedModel(
 
 
 LESSON_CHARS = 600  # ~128 tokens with the question, as the reader was fitted
+# The longest query read: the questions it was fitted on are at most ~155
+# characters; a longer one pushes the lesson out of what it reads.
+QUESTION_CHARS = 200
 
 
 def pair(question: str, lesson: str) -> str:
@@ -69,8 +72,8 @@ def scores(question: str, lessons: Sequence[str]) -> list[float] | None:
 
 def is_question(query: str) -> bool:
     """Whether a query is asked as a question (ends with "?" or opens with a
-    question word) — the queries the reader reads."""
-    return _QUESTION.search(query) is not None
+    question word) of at most ``QUESTION_CHARS`` — the queries the reader reads."""
+    return len(query) <= QUESTION_CHARS and _QUESTION.search(query) is not None
 
 
 def unanswered(question: str, lessons: Sequence[str]) -> bool:
@@ -101,5 +104,8 @@ def warm() -> None:
     """The tuned model made and loaded now (``relevance.load_for_recall``:
     a process that serves recalls, at start), so the first recall does not
     wait for it."""
-    if MODEL.meta() is not None:
-        MODEL.probabilities([pair("warm-up", "warm-up")])
+    try:
+        if MODEL.meta() is not None:
+            MODEL.probabilities([pair("warm-up", "warm-up")])
+    except Exception:  # a process that serves recalls starts without it
+        log.warning("recall's answer reader failed to start; recall goes on", exc_info=True)

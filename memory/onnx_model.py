@@ -174,15 +174,21 @@ class OnnxProvider:
         model_dir = Path(path)
         pipeline = read_pipeline(model_dir)
         graph = graph_file(model_dir, cache, pipeline)
+        if quantized:  # its own retry: the float graph it was made from stays
+            small = quantized_graph(graph)
+            made = small.stat().st_mtime_ns
+            try:
+                return cls(small, model_dir, pipeline, threads)
+            except Exception as exc:  # an 8-bit graph that does not load: made again, once
+                log.warning("the cached graph %s does not load (%s); quantizing again", small, exc)
+                return cls(quantized_graph(graph, unreadable=made), model_dir, pipeline, threads)
         made = graph.stat().st_mtime_ns
         try:
-            return cls(quantized_graph(graph) if quantized else graph, model_dir, pipeline, threads)
+            return cls(graph, model_dir, pipeline, threads)
         except Exception as exc:  # a graph ONNX Runtime cannot load: made again, once
             log.warning("the cached graph %s does not load (%s); exporting it again", graph, exc)
             graph = graph_file(model_dir, cache, pipeline, unreadable=made)
-            if quantized:
-                quantized_graph(graph).unlink(missing_ok=True)
-            return cls(quantized_graph(graph) if quantized else graph, model_dir, pipeline, threads)
+            return cls(graph, model_dir, pipeline, threads)
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         import numpy as np
@@ -274,15 +280,21 @@ def graph_file(
     return target
 
 
-def quantized_graph(graph: Path) -> Path:
+def quantized_graph(graph: Path, unreadable: int | None = None) -> Path:
     """``graph`` with its weights quantized to 8-bit integers (ONNX Runtime's
-    dynamic quantization), made beside it on first use: ~2.5x faster on two
-    cores, and its outputs differ from the float graph's by more than
-    ``TOLERANCE`` — only for a model whose threshold was set on what this
-    graph gives (``memory/answers.py``). Touched and forgotten with it."""
+    dynamic quantization), made beside it on first use — or again if the one
+    there did not load (``unreadable``: its modification time then): ~2.5x
+    faster on two cores, and its outputs differ from the float graph's by
+    more than ``TOLERANCE`` — only for a model whose threshold was set on
+    what this graph gives (``memory/answers.py``). Touched and forgotten
+    with it."""
     from config.embedded import file_lock
 
     target = graph.with_name(f"{graph.stem}-int8.onnx")
+    if unreadable is not None:
+        with file_lock(graph.parent / ".export.lock"):
+            if target.is_file() and target.stat().st_mtime_ns == unreadable:
+                target.unlink()
     if target.is_file():
         if time.time() - target.stat().st_mtime > DAY:
             with contextlib.suppress(OSError):  # a read-only cache is fine

@@ -147,9 +147,12 @@ class TunedModel:
                     from memory.embeddings import load_provider
 
                     try:
-                        self._provider = load_provider(
-                            str(self.model_dir()), quantized=self.quantized
-                        )
+                        provider = load_provider(str(self.model_dir()), quantized=self.quantized)
+                        graph = getattr(provider, "graph", None)
+                        if self.quantized and not str(graph).endswith("-int8.onnx"):
+                            # its threshold was set on the 8-bit graph's scores
+                            raise RuntimeError("it runs only on its 8-bit ONNX graph")
+                        self._provider = provider
                     except Exception as exc:
                         self._failed = True
                         log.warning("%s is off: cannot load it (%s)", self.what, exc)
@@ -166,12 +169,14 @@ class TunedModel:
         model = self._loaded()
         if model is None:
             return None
-        if self._head is None:
+        head = self._head
+        if head is None:
             from safetensors.numpy import load_file
 
             weights = load_file(str(self.weights_path))
-            self._head = (weights["head.weight"].astype("float64"), float(weights["head.bias"][0]))
-        weight, bias = self._head
+            head = (weights["head.weight"].astype("float64"), float(weights["head.bias"][0]))
+            self._head = head
+        weight, bias = head
         vectors = np.asarray(model.encode(list(texts)), dtype=np.float64)
         z = SCALE * vectors @ weight + bias
         return [1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, float(v))))) for v in z]

@@ -142,3 +142,68 @@ def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answ
         found = real([answers.pair(question, lesson) for lesson in lessons])
         assert found is not None
         assert answers.unanswered(question, lessons) is (max(found) < threshold)
+
+
+def test_a_long_question_is_left_to_the_floor():
+    """Fitted on questions of at most ~155 characters: a longer one would
+    push the lesson out of what the reader reads."""
+    long = "Before the standup, and given everything we discussed last week, " * 3 + ANSWERED
+    assert len(long) > answers.QUESTION_CHARS
+    assert not answers.is_question(long) and answers.is_question(ANSWERED)
+    assert answers.unanswered(long, NOTES[3:]) is False
+
+
+def test_the_reader_runs_only_on_its_8_bit_graph(settings, monkeypatch, caplog, reader_on):
+    """Its threshold was set on the 8-bit graph's scores: on PyTorch (floats,
+    scores up to 0.25 apart) it is off, with a warning, not wrong."""
+    settings.TRIBUTARY_EMBEDDING_RUNTIME = "torch"
+    monkeypatch.setattr(answers.MODEL, "_provider", None)
+    monkeypatch.setattr(answers.MODEL, "_failed", False)
+    assert answers.scores(NEVER_TOLD, NOTES) is None
+    assert answers.unanswered(NEVER_TOLD, NOTES[3:]) is False
+    assert "recall's answer reader is off" in caplog.text and "8-bit" in caplog.text
+
+
+def test_an_8_bit_graph_that_does_not_load_is_made_again_and_the_float_one_stays(
+    tmp_path, monkeypatch, caplog, reader_on
+):
+    from memory import onnx_model
+
+    answers.warm()
+    provider = answers.MODEL._loaded()
+    assert provider is not None
+    floats = Path(str(provider.graph).removesuffix("-int8.onnx") + ".onnx")
+    copy = tmp_path / floats.name
+    copy.write_bytes(floats.read_bytes())
+    broken = onnx_model.quantized_graph(copy)  # made beside the copy
+    broken.write_bytes(b"not a graph")
+    monkeypatch.setattr(onnx_model, "graph_file", lambda *args, **kwargs: copy)
+    loaded = onnx_model.OnnxProvider.load(str(answers.MODEL.model_dir()), tmp_path, quantized=True)
+    assert loaded.graph == broken and broken.stat().st_size > 1000
+    assert copy.read_bytes() == floats.read_bytes()  # the float graph untouched
+    assert "quantizing again" in caplog.text
+    assert len(loaded.encode([answers.pair(ANSWERED, NOTES[0])])[0]) == 384
+
+
+def test_the_threshold_flags_at_most_the_allowed_share_of_answerable_questions():
+    from evals.answer_reader import FLAGGED, choose_threshold
+
+    best = [("single", s / 100) for s in range(1, 41)] + [("adversarial", 0.001)] * 10
+    threshold = choose_threshold(best)
+    flagged = sum(s < threshold for k, s in best if k != "adversarial")
+    assert flagged == int(FLAGGED * 40) == 2 and threshold == 0.03
+
+
+def test_training_pairs_keep_their_labels_and_read_every_other_fact_undated():
+    from evals.answer_reader import pairs
+
+    texts = {"f1": "2024-01-02: Comet is a greyhound.", "f2": "2024-01-03: Omar drives a bus.",
+             "f3": "2024-01-04: Dana lives in Leeds."}  # fmt: skip
+    asked = [({"question": "What is Comet?", "evidence": ["f1"]}, ["f2", "f1", "f3"]),
+             ({"question": "What breed is Pickle?", "evidence": []}, ["f3", "f1"])]  # fmt: skip
+    read, labels = pairs(asked, texts)
+    assert labels == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert read[0] == answers.pair("What is Comet?", texts["f1"])
+    assert read[1] == answers.pair("What is Comet?", "Omar drives a bus.")
+    assert read[3] == answers.pair("What breed is Pickle?", "Dana lives in Leeds.")
+    assert read[4] == answers.pair("What breed is Pickle?", texts["f1"])
