@@ -133,15 +133,22 @@ def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answ
     read.clear()
     answering_last = [NOTES[2], NOTES[1], NOTES[0]]
     assert answers.unanswered(ANSWERED, answering_last) is False
-    assert [len(texts) for texts in read] == [1, 2]
+    assert read == [[answers.pair(ANSWERED, lesson)] for lesson in answering_last]
     read.clear()
     assert answers.unanswered(NEVER_TOLD, NOTES[:3]) is True
-    assert [len(texts) for texts in read] == [1, 2]
-    # the verdict is reading all three at once: none past the threshold
+    assert len(read) == 3 and all(len(texts) == 1 for texts in read)  # each pair on its own
+    # the verdict is reading all three: none past the threshold
     for question, lessons in [(ANSWERED, answering_last), (NEVER_TOLD, NOTES[:3])]:
-        found = real([answers.pair(question, lesson) for lesson in lessons])
-        assert found is not None
+        found = [real([answers.pair(question, lesson)])[0] for lesson in lessons]  # type: ignore[index]
         assert answers.unanswered(question, lessons) is (max(found) < threshold)
+
+
+def test_a_pair_scores_the_same_alone_as_beside_others(reader_on):
+    """The 8-bit graph scales activations by the batch: each pair is read on
+    its own, so its score does not depend on what else the recall found."""
+    alone = answers.scores(ANSWERED, NOTES[:1])
+    beside = answers.scores(ANSWERED, NOTES[:3])
+    assert alone is not None and beside is not None and alone[0] == beside[0]
 
 
 def test_a_long_question_is_left_to_the_floor():
