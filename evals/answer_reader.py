@@ -30,7 +30,6 @@ import argparse
 import datetime as dt
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,6 @@ FLAGGED = 0.05  # the most of the held-back answerable questions flagged
 TRAINING_PATH = Path(__file__).resolve().parent / "answers_training.json"
 
 Question = tuple[dict[str, Any], list[str]]  # a question and its candidates' ids, best first
-_DATELINE = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
 
 
 def histories(
@@ -91,6 +89,7 @@ def pairs(asked: list[Question], texts: dict[str, str]) -> tuple[list[str], list
     Every other pair reads the fact without its leading date: lessons in
     service rarely open with one, and the reader must not learn that they do."""
     from memory.answers import pair
+    from memory.judge.statement import undated
 
     read: list[str] = []
     labels: list[float] = []
@@ -102,7 +101,7 @@ def pairs(asked: list[Question], texts: dict[str, str]) -> tuple[list[str], list
         for fact, label in chosen:
             text = texts[fact]
             if len(read) % 2:
-                text = _DATELINE.sub("", text, count=1)
+                text = undated(text)
             read.append(pair(question["question"], text))
             labels.append(label)
     return read, labels

@@ -53,10 +53,14 @@ MODEL = TunedModel(
 
 def scores(texts: Sequence[str]) -> list[float] | None:
     """The probability that each text is an attack, or None where the
-    reader is off. Each text is read as the screen reads it (normalised)."""
+    reader is off. Each text is read as the screen reads it (normalised),
+    without a leading dateline ("2023-05-02: …": when it was written, no
+    part of what it asks; the reader was fitted on undated text, and a
+    stamped ordinary note scored past its threshold)."""
     from memory.guard.normalise import normalise
+    from memory.judge.statement import undated
 
-    return MODEL.probabilities([normalise(t) for t in texts])
+    return MODEL.probabilities([normalise(undated(t)) for t in texts])
 
 
 def blocks(texts: Sequence[str]) -> list[bool]:

@@ -38,7 +38,7 @@ def test_the_offline_tier_holds_every_baseline(capsys):
     # recall says "nothing relevant" to questions memory cannot answer
     # (memory/answers.py; the histories' training figure) and rarely to others
     assert metrics["longmem"]["adversarial_flagged"] >= 0.55
-    assert metrics["longmem"]["answerable_flagged"] <= 0.05
+    assert metrics["longmem"]["answerable_flagged"] <= 0.06
     assert set(metrics) == set(load_baseline())
 
 

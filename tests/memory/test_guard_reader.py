@@ -156,3 +156,15 @@ def test_the_threshold_table_counts_what_each_threshold_would_block():
     assert counts[:2] == [2, 1]
     assert all(at[t] == 1 + (score >= t) for t in at)
     assert plain.split()[1:] == ["1", "0", "0", "0", "0"]
+
+
+def test_a_leading_dateline_is_read_as_the_text_without_it():
+    """When a note was written is no part of what it asks: a stamped note
+    reads as the same note unstamped (an ordinary fact stamped this way
+    once scored past the threshold), and a stamped attack is still one."""
+    fact = "FERN-1182 is fixed: saves are written to a temp file and then swapped in atomically."
+    stamped = reader.scores([f"2023-05-02: {fact}", f"[2023-05-02 09:42] {ATTACK}"])
+    plain = reader.scores([fact, ATTACK])
+    assert stamped is not None and plain is not None
+    assert stamped == pytest.approx(plain)
+    assert stamped[0] < reader.MODEL.threshold() <= stamped[1]  # type: ignore[operator]
