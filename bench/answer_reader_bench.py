@@ -1,12 +1,11 @@
 """What recall's answer reader costs a recall: on against off, query by query.
 
     .venv/bin/python bench/answer_reader_bench.py [--set evals/longmem_conv.json] \
-        [--histories 6] [--big 0] [--keep]
+        [--histories 6] [--keep]
 
 In a private stack, ``--histories`` histories of a long-history set are
 learned through the learn pipeline (as ``evals.longmem`` does), each into a
-tenant of its own; ``--big N`` also loads one tenant with N more lessons
-(the history's facts among N generated ops notes). Every question of those
+tenant of its own. Every question of those
 histories is then recalled in process (``recall_judged``, k = 10, the query
 embedded each time as the service does) twice, with the answer reader on
 and off in a random order per question, so the machine's noise hits both
@@ -31,7 +30,6 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", type=Path, default=ROOT / "evals" / "longmem_conv.json")
     parser.add_argument("--histories", type=int, default=6)
-    parser.add_argument("--big", type=int, default=0, help="lessons added to the first tenant")
     parser.add_argument("--keep", action="store_true")
     run_in_stack("trib-bench-answers-", parser.parse_args(), run)
 
@@ -53,8 +51,6 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
     for history in data["histories"][: args.histories]:
         principal = eval_principal(f"{EVAL_TENANT}-answers-{history['id']}")
         longmem._seed(principal, history["facts"], judge)
-        if args.big and not asked:
-            _pad(principal, args.big)
         asked += [(principal.tenant_id, q["question"]) for q in data["questions"]
                   if q["history"] == history["id"]]  # fmt: skip
     answers.warm()
@@ -102,27 +98,6 @@ def _floor_flagged(tenant_id: object, question: str) -> bool:
     finally:
         settings.TRIBUTARY_ANSWER_READER = True
         answers.MODEL.forget()
-
-
-def _pad(principal: object, count: int) -> None:
-    """``count`` generated ops notes added to the tenant through the import."""
-    import json
-    import tempfile
-
-    from django.core.management import call_command
-
-    rng = random.Random(11)
-    services = ["billing", "search", "ingest", "auth", "payments", "reports", "mailer"]
-    actions = ["restart", "drain", "scale up", "roll back", "page the owner of", "rotate keys on"]
-    causes = ["a full disk", "a stale cache", "an expired certificate", "a slow query",
-              "a bad deploy", "a noisy neighbour", "a DNS change"]  # fmt: skip
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as out:
-        for i in range(count):
-            line = (f"When {rng.choice(services)} errors after {rng.choice(causes)}, "
-                    f"{rng.choice(actions)} {rng.choice(services)} (note {i}).")  # fmt: skip
-            out.write(json.dumps({"content": line, "kind": "lesson"}) + "\n")
-    call_command("import_lessons", out.name, "--tenant", principal.tenant_slug,  # type: ignore[attr-defined]
-                 "--trust", "--no-progress", verbosity=0)  # fmt: skip
 
 
 if __name__ == "__main__":

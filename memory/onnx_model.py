@@ -28,7 +28,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -256,28 +256,17 @@ def graph_file(
     modification time then, so that one made since is kept); one process
     exports while the others wait. A graph in use is touched once a day, and
     one of the same model unused for ``STALE_DAYS`` (a replaced model, older
-    libraries) is deleted after an export, so the cache holds what is in
-    use."""
-    from config.embedded import file_lock
-
+    libraries; its 8-bit graph too) is deleted after an export, so the cache
+    holds what is in use."""
     target = _target(model_dir, cache)
-    if unreadable is not None:
-        with file_lock(cache / ".export.lock"):
-            if target.is_file() and target.stat().st_mtime_ns == unreadable:
-                target.unlink()
-    if target.is_file():
-        if time.time() - target.stat().st_mtime > DAY:
-            with contextlib.suppress(OSError):  # a read-only cache is fine
-                os.utime(target)
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    with file_lock(cache / ".export.lock"):
-        if not target.is_file():
-            export(model_dir, target, pipeline)
-            for old in cache.glob(f"{model_dir.parent.name}-{model_dir.name}-*.onnx"):
-                if old != target and time.time() - old.stat().st_mtime > STALE_DAYS * DAY:
-                    old.unlink(missing_ok=True)
-    return target
+
+    def make() -> None:
+        export(model_dir, target, pipeline)
+        for old in cache.glob(f"{model_dir.parent.name}-{model_dir.name}-*.onnx"):
+            if old != target and time.time() - old.stat().st_mtime > STALE_DAYS * DAY:
+                old.unlink(missing_ok=True)
+
+    return _cached(target, make, unreadable)
 
 
 def quantized_graph(graph: Path, unreadable: int | None = None) -> Path:
@@ -288,11 +277,27 @@ def quantized_graph(graph: Path, unreadable: int | None = None) -> Path:
     more than ``TOLERANCE`` — only for a model whose threshold was set on
     what this graph gives (``memory/answers.py``). Touched and forgotten
     with it."""
+    target = graph.with_name(f"{graph.stem}-int8.onnx")
+
+    def make() -> None:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        with _written(target) as partial:
+            quantize_dynamic(str(graph), str(partial), weight_type=QuantType.QInt8)
+
+    return _cached(target, make, unreadable)
+
+
+def _cached(target: Path, make: Callable[[], None], unreadable: int | None) -> Path:
+    """``target`` in the cache: made by ``make`` under the cache's export lock
+    when it is not there (one process makes it while the others wait) or when
+    the one there did not load (``unreadable``: its modification time then,
+    so that one made since is kept); touched once a day while in use."""
     from config.embedded import file_lock
 
-    target = graph.with_name(f"{graph.stem}-int8.onnx")
+    lock = target.parent / ".export.lock"
     if unreadable is not None:
-        with file_lock(graph.parent / ".export.lock"):
+        with file_lock(lock):
             if target.is_file() and target.stat().st_mtime_ns == unreadable:
                 target.unlink()
     if target.is_file():
@@ -300,19 +305,25 @@ def quantized_graph(graph: Path, unreadable: int | None = None) -> Path:
             with contextlib.suppress(OSError):  # a read-only cache is fine
                 os.utime(target)
         return target
-    with file_lock(graph.parent / ".export.lock"):
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(lock):
         if not target.is_file():
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
-            partial = target.with_suffix(f".{os.getpid()}.partial")
-            try:
-                quantize_dynamic(str(graph), str(partial), weight_type=QuantType.QInt8)
-                with open(partial, "rb") as written:
-                    os.fsync(written.fileno())
-                os.replace(partial, target)
-            finally:
-                partial.unlink(missing_ok=True)
+            make()
     return target
+
+
+@contextlib.contextmanager
+def _written(target: Path) -> Iterator[Path]:
+    """A partial file to write ``target`` into: synced and given its name
+    only if the block finishes; removed either way."""
+    partial = target.with_suffix(f".{os.getpid()}.partial")
+    try:
+        yield partial
+        with open(partial, "rb") as written:
+            os.fsync(written.fileno())  # on disk before it has the name others load
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
@@ -341,9 +352,8 @@ def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
     sample = model.tokenizer(["an example sentence"], return_tensors="pt")
     names = ["input_ids", "attention_mask", "token_type_ids"]
     dynamic = {0: "batch", 1: "tokens"}
-    partial = target.with_suffix(f".{os.getpid()}.partial")
     log.info("exporting %s to ONNX (%s)", model_dir, target)
-    try:
+    with _written(target) as partial:
         # The tracer warns about every Python branch in the model's code; the
         # check below is what says whether the graph is right.
         with torch.no_grad(), warnings.catch_warnings():
@@ -366,8 +376,3 @@ def export(model_dir: Path, target: Path, pipeline: Pipeline) -> None:
             worst = float(np.abs(np.asarray(got) - expected).max())
             if not worst <= TOLERANCE:
                 raise UnsupportedModel(f"the exported graph differs from PyTorch by {worst:.2g}")
-        with open(partial, "rb") as written:
-            os.fsync(written.fileno())  # on disk before it has the name others load
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
