@@ -520,6 +520,15 @@ TRIBUTARY_ANSWER_READER = env_bool(
     "(ONNX Runtime, 8-bit; ~90 MB more in each process that serves recalls). Off: the "
     "relevance floor alone.",
 )
+TRIBUTARY_JUDGE_READER = env_bool(
+    "TRIBUTARY_JUDGE_READER",
+    True,
+    "The offline judge's pair reader: the embedding model fine-tuned to read a new lesson "
+    "with a candidate, run on the two nearest candidates of at least 0.4 similarity (ONNX "
+    "Runtime, 8-bit; ~90 MB more in each learning process); it gives a duplicate or "
+    "contradiction the rules did not read and withdraws one it reads as neither. Off: the "
+    "rules and their learned layer alone.",
+)
 TRIBUTARY_LEARN_SINGLE_FLIGHT = env_bool(
     "TRIBUTARY_LEARN_SINGLE_FLIGHT",
     True,

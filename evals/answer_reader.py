@@ -26,7 +26,6 @@ cores); the service reads the result with the embedding runtime.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import math
@@ -226,22 +225,9 @@ def set_threshold(**described: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import django
+    from evals.tuning import command
 
-    django.setup()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fit", action="store_true", help="fine-tune and write the weights")
-    parser.add_argument(
-        "--threshold", action="store_true",
-        help="set the threshold again on the held-back histories (the weights as they are)",
-    )  # fmt: skip
-    args = parser.parse_args(argv)
-    if args.fit:
-        print(json.dumps(fit(), indent=2))
-    elif args.threshold:
-        print(json.dumps(set_threshold(), indent=2))
-    else:
-        parser.print_help()
+    command(__doc__ or "", fit, set_threshold, "the held-back histories", argv)
 
 
 if __name__ == "__main__":

@@ -17,16 +17,18 @@ HEAD_LEARNING_RATE = 1e-3
 
 def train(
     read: Sequence[str], labels: Sequence[float], *, tuned: Any, model: Any, tokenizer: Any,
-    epochs: int, learning_rate: float, max_tokens: int, seed: int,
+    epochs: int, learning_rate: float, max_tokens: int, seed: int, classes: int = 1,
 ) -> Any:  # fmt: skip
     """Train ``tuned`` (the model's modules whose weights learn) and a new
-    head on ``read`` (binary cross-entropy on ``labels``); returns the head.
-    The model is left in evaluation mode."""
+    head on ``read`` (binary cross-entropy on ``labels``; with ``classes``
+    > 1, cross-entropy over that many classes, ``labels`` their indices);
+    returns the head. The model is left in evaluation mode."""
     import torch
+    from torch.nn import functional
 
     from memory.tuned import SCALE
 
-    head = torch.nn.Linear(model.config.hidden_size, 1)
+    head = torch.nn.Linear(model.config.hidden_size, classes)
     layers_opt = torch.optim.AdamW(tuned.parameters(), lr=learning_rate)
     head_opt = torch.optim.AdamW(head.parameters(), lr=HEAD_LEARNING_RATE)
     rng = np.random.default_rng(seed)
@@ -38,9 +40,13 @@ def train(
         for at in range(0, len(order), BATCH):
             batch = order[at : at + BATCH]
             vectors = pooled(model, tokenizer, [read[i] for i in batch], max_tokens)
-            logits = head(vectors * SCALE).squeeze(-1)
-            target = torch.tensor([float(labels[i]) for i in batch])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, target)
+            logits = head(vectors * SCALE)
+            if classes == 1:
+                target = torch.tensor([float(labels[i]) for i in batch])
+                loss = functional.binary_cross_entropy_with_logits(logits.squeeze(-1), target)
+            else:
+                chosen = torch.tensor([int(labels[i]) for i in batch])
+                loss = functional.cross_entropy(logits, chosen)
             layers_opt.zero_grad()
             head_opt.zero_grad()
             loss.backward()
@@ -79,3 +85,29 @@ def bundled(seed: int) -> tuple[Any, Any]:
     for p in model.parameters():
         p.requires_grad = False
     return model, AutoTokenizer.from_pretrained(path)
+
+
+def command(
+    doc: str, fit: Any, set_threshold: Any, held_back: str, argv: list[str] | None
+) -> None:  # fmt: skip
+    """A tuned reader's fit command: ``--fit`` fine-tunes and writes the
+    weights, ``--threshold`` sets the threshold again on ``held_back``."""
+    import argparse
+    import json
+
+    import django
+
+    django.setup()
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--fit", action="store_true", help="fine-tune and write the weights")
+    parser.add_argument(
+        "--threshold", action="store_true",
+        help=f"set the threshold again on {held_back} (the weights as they are)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.fit:
+        print(json.dumps(fit(), indent=2))
+    elif args.threshold:
+        print(json.dumps(set_threshold(), indent=2))
+    else:
+        parser.print_help()

@@ -57,7 +57,7 @@ class TunedModel:
         self._failed = False
         self._meta: dict[str, Any] | None = None
         self._meta_read = False
-        self._head: tuple[Any, float] | None = None
+        self._head: tuple[Any, Any] | None = None
 
     def meta(self) -> dict[str, Any] | None:
         """The fitted reader's description, or None where it is off (read once;
@@ -160,12 +160,38 @@ class TunedModel:
 
     def probabilities(self, texts: Sequence[str]) -> list[float] | None:
         """The head's probability for each text, or None where the reader is off."""
+        z = self._logits(texts)
+        if z is None:
+            return None
+        if not texts:
+            return []
+        return [1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, float(v))))) for v in z]
+
+    def class_probabilities(self, texts: Sequence[str]) -> list[Any] | None:
+        """A head of several classes: each text's probabilities (a softmax
+        over the head's rows), or None where the reader is off."""
+        import numpy as np
+
+        z = self._logits(texts)
+        if z is None:
+            return None
+        if not texts:
+            return []
+        rows = []
+        for row in np.atleast_2d(z):
+            e = np.exp(row - row.max())
+            rows.append(e / e.sum())
+        return rows
+
+    def _logits(self, texts: Sequence[str]) -> Any:
+        """The head's logits (one per text, or a row per text for a head of
+        several classes), or None where the reader is off."""
         import numpy as np
 
         if self.meta() is None:
             return None
         if not texts:
-            return []
+            return ()
         model = self._loaded()
         if model is None:
             return None
@@ -174,12 +200,14 @@ class TunedModel:
             from safetensors.numpy import load_file
 
             weights = load_file(str(self.weights_path))
-            head = (weights["head.weight"].astype("float64"), float(weights["head.bias"][0]))
+            head = (weights["head.weight"].astype("float64"),
+                    weights["head.bias"].astype("float64"))  # fmt: skip
             self._head = head
         weight, bias = head
         vectors = np.asarray(model.encode(list(texts)), dtype=np.float64)
-        z = SCALE * vectors @ weight + bias
-        return [1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, float(v))))) for v in z]
+        if weight.ndim == 1:
+            return SCALE * vectors @ weight + bias[0]
+        return SCALE * vectors @ weight.T + bias
 
     def threshold(self) -> float | None:
         fitted = self.meta()

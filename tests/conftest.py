@@ -62,10 +62,12 @@ def _tuned_readers_read_anew() -> Iterator[None]:
     turns one off with the settings fixture must not leave it off."""
     from memory import answers
     from memory.guard import reader
+    from memory.judge import reader as judge_reader
 
     yield
     answers.MODEL.forget()
     reader.MODEL.forget()
+    judge_reader.MODEL.forget()
 
 
 @pytest.fixture

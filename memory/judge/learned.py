@@ -19,6 +19,11 @@ the probability of each relation for each candidate. Then:
   contradiction is given if it reaches its threshold;
 - otherwise the lesson is novel.
 
+Then the pair reader (:mod:`memory.judge.reader`, a fine-tuned
+cross-encoder) reads the nearest candidates, and :func:`with_reader`
+joins the two: it withdraws a destructive verdict whose target it reads as
+neither, and gives one where there was none.
+
 It is fitted on the golden set and on long histories' dated notes as
 novel pairs, and every feature is clipped to its training range; the
 thresholds are chosen on cross-validated batches for destructive
@@ -35,6 +40,7 @@ set grows or a rule changes.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Sequence
@@ -48,6 +54,8 @@ from memory.fitted import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair, short_id
 from memory.judge.statement import Statement, analyse
+
+log = logging.getLogger(__name__)
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "learned.json"
 DEFAULT_MODEL = BUNDLED_MODEL
@@ -234,6 +242,25 @@ class LearnedJudge(OfflineJudge):
         """Classify ``content`` against ``candidates`` (see :class:`memory.judge.Judge`)."""
         if not candidates:
             return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
+        verdict = self.without_reader(content, situation, candidates)
+        from memory.judge import reader
+
+        threshold = reader.threshold()
+        if threshold is None:
+            return verdict
+        try:
+            found = reader.read(content, situation, candidates)
+        except Exception:  # the rules' verdict stands; reading is an addition
+            log.warning("the judge's pair reader failed; the rules judge alone", exc_info=True)
+            return verdict
+        if found is None:
+            return verdict
+        return with_reader(verdict, candidates, found, threshold, reader.VETO)
+
+    def without_reader(
+        self, content: str, situation: str, candidates: Sequence[Candidate]
+    ) -> Verdict:
+        """The verdict of the rules and this layer alone."""
         read = case_features(content, situation, candidates)
         readings = [reading for reading, _ in read]
         scores = [probabilities(self.fitted, features) for _, features in read]
@@ -257,6 +284,40 @@ class LearnedJudge(OfflineJudge):
         text = f"Novel: the nearest lesson, {short_id(candidates[nearest])}, is "
         text += f"{readings[nearest].reason} (no learned score reached its bar)."
         return Verdict(Relation.NOVEL, None, round(_unit(1.0 - destructive), 3), text, self.name)
+
+
+READER_NAME = "offline-reader-v1"  # a verdict the pair reader gave or withdrew
+
+
+def with_reader(
+    verdict: Verdict, candidates: Sequence[Candidate], found: dict[int, np.ndarray],
+    threshold: float, veto: float,
+) -> Verdict:  # fmt: skip
+    """The judge's verdict once the pair reader has read ``found`` (its
+    probabilities by candidate index; :mod:`memory.judge.reader`):
+
+    - a destructive verdict of the rules or their layer stands, unless the
+      reader read its target as neither with at least ``veto``;
+    - where they gave none, the reader's most probable restatement or
+      contradiction among what it read, if it reaches ``threshold``;
+    - otherwise the verdict as it was (novel)."""
+    index = {c.id: i for i, c in enumerate(candidates)}
+    if verdict.relation is not Relation.NOVEL and verdict.target_id is not None:
+        target = index.get(verdict.target_id)
+        p = None if target is None else found.get(target)
+        if target is None or p is None or float(p[0]) < veto:
+            return verdict
+        text = f"Novel: the pair reader reads lesson {short_id(candidates[target])} as neither "
+        text += f"restated nor contradicted ({float(p[0]):.2f}), against: {verdict.rationale}"
+        return Verdict(Relation.NOVEL, None, round(_unit(float(p[0])), 3), text, READER_NAME)
+    best = choose([found[i] for i in sorted(found)], threshold, threshold)
+    if best is None:
+        return verdict
+    score, at, relation = best
+    c = candidates[sorted(found)[at]]
+    verb = "Restates" if relation is Relation.DUPLICATE else "Contradicts"
+    text = f"{verb} lesson {short_id(c)} (the pair reader: {score:.2f}; the rules read none)."
+    return Verdict(relation, c.id, round(_unit(score), 3), text, READER_NAME)
 
 
 def _unit(x: float) -> float:

@@ -215,6 +215,42 @@ def _subject_conflict(
     compound = _compound_names_differ(new, cand)
     if compound is not None:
         return compound
+    return _valued_apart(new, cand)
+
+
+_NAME_PARTS = re.compile(r"[\s\-_]+")
+
+
+def _numbered_apart(a: str, b: str) -> bool:
+    """Whether two names are one name told apart by a number or a letter:
+    "service 1" / "service 0", "orion" / "orion-b", "payments-a" / "payments-b"."""
+    parts_a, parts_b = _NAME_PARTS.split(a.lower()), _NAME_PARTS.split(b.lower())
+    shared = 0
+    while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
+        shared += 1
+    rest = (parts_a[shared:], parts_b[shared:])
+    return (
+        shared > 0
+        and rest != ([], [])
+        and all(len(r) <= 1 for r in rest)
+        and all(x.isdigit() or (len(x) == 1 and x.isalpha()) for r in rest for x in r)
+    )
+
+
+def named_apart(new: Statement, cand: Statement) -> str | None:
+    """How the two lessons' subjects are named apart — by values that differ
+    ("the nightly ETL" and "the hourly ETL") or by a number or a letter
+    ("billing service 1" and "billing service 0", "orion" and "orion-b"):
+    two things, whatever else the lessons share — or None."""
+    for e_n in sorted(new.subject_entities - cand.subject_entities):
+        for e_c in sorted(cand.subject_entities - new.subject_entities):
+            if _numbered_apart(e_n, e_c):
+                return f"{new.say(e_n)} vs {cand.say(e_c)}"
+    return _valued_apart(new, cand)
+
+
+def _valued_apart(new: Statement, cand: Statement) -> str | None:
+    """Subjects named by values that differ: "the nightly ETL" and "the hourly ETL"."""
     for f_n in [*new.subject_facts, *_naming_frequencies(new)]:
         for f_c in [*cand.subject_facts, *_naming_frequencies(cand)]:
             if f_n.dim == f_c.dim and not same_value(f_n, f_c):

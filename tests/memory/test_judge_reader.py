@@ -1,0 +1,147 @@
+"""The judge's pair reader (memory/judge/reader.py) and how its reading
+joins the rules' verdict (memory/judge/learned.with_reader)."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from memory.judge import Candidate, Relation, Verdict, offline_judge, reader
+from memory.judge.learned import READER_NAME, LearnedJudge, with_reader
+
+
+def _candidate(content: str, similarity: float, situation: str = "") -> Candidate:
+    return Candidate(id=uuid.uuid4(), content=content, situation=situation, similarity=similarity)
+
+
+A = _candidate("Staging deploys need two approvals.", 0.8)
+B = _candidate("Production deploys need two approvals.", 0.6)
+NOVEL = Verdict(Relation.NOVEL, None, 0.9, "Novel: nothing read.", "offline-learned-v1")
+
+
+def _p(novel: float, duplicate: float, contradicts: float) -> np.ndarray:
+    return np.asarray([novel, duplicate, contradicts])
+
+
+def test_where_the_rules_give_nothing_the_most_probable_reading_past_the_threshold_decides():
+    found = {0: _p(0.2, 0.1, 0.7), 1: _p(0.05, 0.9, 0.05)}
+    verdict = with_reader(NOVEL, [A, B], found, threshold=0.8, veto=0.9)
+    assert (verdict.relation, verdict.target_id, verdict.judge) == (
+        Relation.DUPLICATE, B.id, READER_NAME)  # fmt: skip
+    assert verdict.confidence == 0.9 and "pair reader" in verdict.rationale
+    # nothing reaches the threshold: the verdict stays as it was
+    assert with_reader(NOVEL, [A, B], found, threshold=0.95, veto=0.9) is NOVEL
+    # the reader read nothing (no candidate near enough): as it was
+    assert with_reader(NOVEL, [A, B], {}, threshold=0.5, veto=0.9) is NOVEL
+
+
+def test_a_destructive_verdict_stands_unless_the_reader_reads_its_target_as_neither():
+    ruled = Verdict(Relation.CONTRADICTS, A.id, 0.8, "Contradicts lesson A: a number.", "x")
+    # the reader prefers another candidate: the rules' verdict still stands
+    assert with_reader(ruled, [A, B], {0: _p(0.5, 0.1, 0.4), 1: _p(0, 1, 0)}, 0.8, 0.9) is ruled
+    vetoed = with_reader(ruled, [A, B], {0: _p(0.95, 0.03, 0.02)}, 0.8, 0.9)
+    assert (vetoed.relation, vetoed.target_id, vetoed.judge) == (Relation.NOVEL, None, READER_NAME)
+    assert "against: Contradicts lesson A" in vetoed.rationale
+    # a target the reader did not read is not withdrawn
+    assert with_reader(ruled, [A, B], {1: _p(1, 0, 0)}, 0.8, 0.9) is ruled
+
+
+def test_the_reader_reads_the_nearest_two_candidates_of_at_least_its_similarity(monkeypatch):
+    read: list[str] = []
+
+    def probabilities(texts):
+        read.extend(texts)
+        return [_p(1, 0, 0) for _ in texts]
+
+    monkeypatch.setattr(reader.MODEL, "class_probabilities", probabilities)
+    far = _candidate("Deploys on Fridays are frozen.", reader.READ_FROM - 0.01)
+    near = _candidate("Deploys on weekends are frozen.", 0.9)
+    found = reader.read("Deploys are frozen on Fridays.", "", [B, far, near, A])
+    assert sorted(found or {}) == [2, 3]  # near (0.9) and A (0.8), by their index
+    assert len(read) == 2 and read[0].startswith(
+        "Deploys are frozen on Fridays. [SEP] Deploys on w"
+    )
+    # the farther ones only when too few are near enough
+    assert sorted(reader.read("x", "", [far, B]) or {}) == [1]
+
+
+@pytest.fixture
+def reader_on(settings):
+    settings.TRIBUTARY_JUDGE_READER = True
+    reader.MODEL.forget()
+
+
+def test_a_pair_scores_the_same_read_alone_and_beside_others(reader_on):
+    candidates = [A, B, _candidate("Deploys are frozen on Fridays.", 0.5)]
+    together = reader.probabilities("Staging deploys need one approval.", "", candidates)
+    alone = reader.probabilities("Staging deploys need one approval.", "", candidates[:1])
+    assert together is not None and alone is not None
+    assert np.allclose(together[0], alone[0])
+    assert all(abs(float(p.sum()) - 1.0) < 1e-9 for p in together)
+
+
+def test_off_the_judge_is_the_rules_with_their_layer(settings):
+    settings.TRIBUTARY_JUDGE_READER = False
+    reader.MODEL.forget()
+    judge = offline_judge()
+    assert isinstance(judge, LearnedJudge)
+    assert reader.read("x", "", [A]) is None
+    content = "Staging deploys need one approval."
+    assert judge.classify(content=content, situation="", candidates=[A]) == (
+        judge.without_reader(content, "", [A])
+    )
+
+
+def _judged(new: str, old: str) -> tuple[Verdict, Verdict]:
+    """The served judge's verdict on ``new`` against ``old`` (with its real
+    similarity), and the rules' with their layer alone."""
+    from memory.embeddings import embed, lesson_text
+
+    vectors = np.asarray(embed([lesson_text(new, ""), lesson_text(old, "")]))
+    c = Candidate(
+        id=uuid.uuid4(), content=old, situation="", similarity=float(vectors[0] @ vectors[1])
+    )
+    judge = offline_judge()
+    assert isinstance(judge, LearnedJudge)
+    return judge.classify(content=new, situation="", candidates=[c]), judge.without_reader(
+        new, "", [c]
+    )
+
+
+def test_a_paraphrase_the_rules_insert_as_novel_is_read_as_a_duplicate(reader_on):
+    # the issue's own example: a plain paraphrase the rules kept as a new lesson
+    served, rules = _judged(
+        "Bulk calls to the billing API need the X-Batch header or they get HTTP 429.",
+        "The billing API answers 429 unless the X-Batch header is set; "
+        "send X-Batch: 1 on bulk calls.",
+    )
+    assert rules.relation is Relation.NOVEL
+    assert (served.relation, served.judge) == (Relation.DUPLICATE, READER_NAME)
+
+
+def test_the_same_rule_for_another_store_is_not_folded_into_it(reader_on):
+    # written for this test: the rules read the same words as a restatement
+    served, rules = _judged(
+        "Refunds over 200 euros need a manager's sign-off at the Lisbon store.",
+        "Refunds over 200 euros need a manager's sign-off at the Porto store.",
+    )
+    assert rules.relation is Relation.DUPLICATE
+    assert (served.relation, served.judge) == (Relation.NOVEL, READER_NAME)
+
+
+def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(reader_on):
+    # the reader reads "billing service 1" and "billing service 0" as one
+    # service with two retry limits; the rules read two services
+    new = "The billing service 1 retries at most 3 times."
+    apart = [
+        _candidate("The billing service 0 retries at most 2 times.", 0.92),
+        _candidate("The billing service 12 retries at most 2 times.", 0.91),
+        _candidate("The orion-b cluster drains nodes at 02:00.", 0.9),
+        _candidate("The billing service retries at most 2 times.", 0.9),
+    ]
+    # the next nearest are read in their place
+    assert sorted(reader.read(new, "", apart) or {}) == [2, 3]
+    served, rules = _judged(new, apart[0].content)
+    assert served.relation is rules.relation is Relation.NOVEL
