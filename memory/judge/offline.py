@@ -219,21 +219,26 @@ def _subject_conflict(
 
 
 _NAME_PARTS = re.compile(r"[\s\-_]+")
+_NUMBERED_PARTS = 3  # "cluster 3-17-b": the most numbers and letters after a shared name
 
 
 def _numbered_apart(a: str, b: str) -> bool:
-    """Whether two names are one name told apart by a number or a letter:
-    "service 1" / "service 0", "orion" / "orion-b", "payments-a" / "payments-b"."""
+    """Whether two names are one name told apart by numbers or letters:
+    "service 1" / "service 0", "orion cluster" / "orion-b cluster",
+    "payments-a" / "payments-b", "cluster 3-17" / "cluster 5-102"."""
     parts_a, parts_b = _NAME_PARTS.split(a.lower()), _NAME_PARTS.split(b.lower())
     shared = 0
     while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
         shared += 1
-    rest = (parts_a[shared:], parts_b[shared:])
+    parts_a, parts_b = parts_a[shared:], parts_b[shared:]
+    while parts_a and parts_b and parts_a[-1] == parts_b[-1]:
+        parts_a, parts_b = parts_a[:-1], parts_b[:-1]
+        shared += 1
     return (
         shared > 0
-        and rest != ([], [])
-        and all(len(r) <= 1 for r in rest)
-        and all(x.isdigit() or (len(x) == 1 and x.isalpha()) for r in rest for x in r)
+        and (parts_a or parts_b) != []
+        and max(len(parts_a), len(parts_b)) <= _NUMBERED_PARTS
+        and all(x.isdigit() or (len(x) == 1 and x.isalpha()) for x in [*parts_a, *parts_b])
     )
 
 

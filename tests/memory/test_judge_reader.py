@@ -143,5 +143,9 @@ def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(re
     ]
     # the next nearest are read in their place
     assert sorted(reader.read(new, "", apart) or {}) == [2, 3]
+    cluster = "The billing service of cluster 3-17 listens on port 4821."
+    other = _candidate("The billing service of cluster 5-102 listens on port 88.", 0.95)
+    same = _candidate("The billing service of cluster 3-17 listens on port 88.", 0.95)
+    assert sorted(reader.read(cluster, "", [other, same]) or {}) == [1]
     served, rules = _judged(new, apart[0].content)
     assert served.relation is rules.relation is Relation.NOVEL
