@@ -246,10 +246,16 @@ def set_threshold(**described: Any) -> dict[str, Any]:
         "read_from": reader.READ_FROM,
         "quantized": reader.MODEL.quantized,
     }
+    before = reader.MODEL.meta_path.read_text(encoding="utf-8") if previous else None
     reader.MODEL.meta_path.write_text(json.dumps(meta) + "\n", encoding="utf-8")
     reader.MODEL.forget(model=True)
-    held = judged_golden(held_back_cases())
-    natural = judged_natural(CONVERSATIONS_PATH)
+    try:
+        held = judged_golden(held_back_cases())
+        natural = judged_natural(CONVERSATIONS_PATH)
+    except BaseException:  # the reader as it was, not one that only vetoes
+        if before is not None:
+            reader.MODEL.meta_path.write_text(before, encoding="utf-8")
+        raise
     rows = []
     for t in THRESHOLDS:
         row = {"threshold": t, **figures(held, t, reader.VETO)}

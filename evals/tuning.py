@@ -1,7 +1,9 @@
-"""Fine-tuning the bundled embedding model with a logistic head on its
-pooled output: the loop the tuned readers (``memory.tuned``) are fitted
-by — the screen's reader (``screen_reader.py``) and recall's answer reader
-(``answer_reader.py``). PyTorch and transformers, on two threads."""
+"""Fine-tuning the bundled embedding model with a head on its pooled
+output (logistic, or over several classes): the loop the tuned readers
+(``memory.tuned``) are fitted by — the screen's reader
+(``screen_reader.py``), recall's answer reader (``answer_reader.py``) and
+the judge's pair reader (``judge_reader.py``). PyTorch and transformers,
+on two threads."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The bundled embedding model with some of its layers fine-tuned and a
-logistic head on its pooled output: a reader of text that the frozen
-embedding places only by topic. The screen's reader (``guard/reader.py``)
-and recall's answer reader (``answers.py``) are two of them.
+head on its pooled output — logistic, or a softmax over several classes: a
+reader of text that the frozen embedding places only by topic. The
+screen's reader (``guard/reader.py``), recall's answer reader
+(``answers.py``) and the judge's pair reader (``judge/reader.py``, three
+classes) are three of them.
 
 A reader's ``*.safetensors`` holds its tuned layers (float16) and its head;
 its ``*.json`` the threshold and how it was chosen. At first use the
@@ -177,6 +179,8 @@ class TunedModel:
             return None
         if not texts:
             return []
+        if np.ndim(z) != 2:
+            raise ValueError(f"{self.what} has a head of one output: read it with probabilities")
         rows = []
         for row in np.atleast_2d(z):
             e = np.exp(row - row.max())

@@ -245,17 +245,15 @@ class LearnedJudge(OfflineJudge):
         verdict = self.without_reader(content, situation, candidates)
         from memory.judge import reader
 
-        threshold = reader.threshold()
-        if threshold is None:
-            return verdict
         try:
-            found = reader.read(content, situation, candidates)
+            threshold = reader.threshold()
+            found = None if threshold is None else reader.read(content, situation, candidates)
+            if threshold is None or found is None:
+                return verdict
+            return with_reader(verdict, candidates, found, threshold, reader.VETO)
         except Exception:  # the rules' verdict stands; reading is an addition
             log.warning("the judge's pair reader failed; the rules judge alone", exc_info=True)
             return verdict
-        if found is None:
-            return verdict
-        return with_reader(verdict, candidates, found, threshold, reader.VETO)
 
     def without_reader(
         self, content: str, situation: str, candidates: Sequence[Candidate]

@@ -17,9 +17,11 @@ verdict is :mod:`memory.judge.learned`'s.
 
 ``reader.safetensors`` holds the tuned layers (float16) and the head,
 ``reader.json`` the threshold (a destructive verdict's least probability)
-and how it was chosen. Off with ``TRIBUTARY_JUDGE_READER=false``, with
-another embedding model, or where the tuned model cannot be made (logged
-once); the judge is then the rules with their learned layer.
+and how it was chosen; the ``veto``, ``read`` and ``read_from`` it records
+are the constants below as they were when it was set (the code's rule).
+Off with ``TRIBUTARY_JUDGE_READER=false``, with another embedding model,
+or where the tuned model cannot be made (logged once); the judge is then
+the rules with their learned layer.
 """
 
 from __future__ import annotations
@@ -92,17 +94,19 @@ def read(content: str, situation: str, candidates: Sequence[Candidate]) -> dict[
     similarity, but none whose subject is named apart from the new
     lesson's — "billing service 1" and "billing service 0" are two things
     however alike the rest, and the reader, which reads them as one, is
-    not asked), or None where it is off."""
+    not asked), or None where it is off (with nothing to read: ``{}``)."""
+    from itertools import islice
+
     from memory.judge.offline import named_apart
     from memory.judge.statement import analyse
 
     nearest = sorted(range(len(candidates)), key=lambda i: (-candidates[i].similarity, i))
     new = analyse(content)
-    chosen = [
+    chosen = list(islice((
         i for i in nearest
         if candidates[i].similarity >= READ_FROM
         and named_apart(new, analyse(candidates[i].content)) is None
-    ][:READ]  # fmt: skip
+    ), READ))  # fmt: skip
     found = probabilities(content, situation, [candidates[i] for i in chosen])
     return None if found is None else dict(zip(chosen, found, strict=True))
 

@@ -63,7 +63,7 @@ def test_the_reader_reads_the_nearest_two_candidates_of_at_least_its_similarity(
     assert len(read) == 2 and read[0].startswith(
         "Deploys are frozen on Fridays. [SEP] Deploys on w"
     )
-    # the farther ones only when too few are near enough
+    # one under READ_FROM is not read, even when fewer than READ are near enough
     assert sorted(reader.read("x", "", [far, B]) or {}) == [1]
 
 
@@ -73,13 +73,34 @@ def reader_on(settings):
     reader.MODEL.forget()
 
 
-def test_a_pair_scores_the_same_read_alone_and_beside_others(reader_on):
+def test_each_pair_is_read_on_its_own(reader_on, monkeypatch):
+    # the 8-bit graph scales its activations by the whole batch: a pair read
+    # beside others would score differently from the same pair alone
+    model = reader.MODEL
+    alone = model.class_probabilities(
+        [reader.pair("Staging deploys need one approval.", "", A.content, "")]
+    )
+    assert alone is not None
+    sizes: list[int] = []
+    real = model.class_probabilities
+
+    def counted(texts):
+        sizes.append(len(texts))
+        return real(texts)
+
+    monkeypatch.setattr(model, "class_probabilities", counted)
     candidates = [A, B, _candidate("Deploys are frozen on Fridays.", 0.5)]
-    together = reader.probabilities("Staging deploys need one approval.", "", candidates)
-    alone = reader.probabilities("Staging deploys need one approval.", "", candidates[:1])
-    assert together is not None and alone is not None
-    assert np.allclose(together[0], alone[0])
-    assert all(abs(float(p.sum()) - 1.0) < 1e-9 for p in together)
+    read = reader.probabilities("Staging deploys need one approval.", "", candidates)
+    assert read is not None and sizes == [1, 1, 1]
+    assert np.allclose(read[0], alone[0])
+    assert all(abs(float(p.sum()) - 1.0) < 1e-9 and p.shape == (3,) for p in read)
+
+
+def test_a_reader_of_one_output_is_not_read_as_several_classes(reader_on):
+    from memory.guard import reader as screen_reader
+
+    with pytest.raises(ValueError, match="one output"):
+        screen_reader.MODEL.class_probabilities(["Rotate the deploy key every 90 days."])
 
 
 def test_off_the_judge_is_the_rules_with_their_layer(settings):
