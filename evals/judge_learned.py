@@ -88,52 +88,66 @@ def load_cases() -> list[Case]:
 
 
 NATURAL = "natural:"  # the batch name of a long history's cases starts with it
+NATURAL_NEAREST = 5  # each fact against its nearest earlier facts …
+NATURAL_FROM = 0.3  # … of at least this similarity (the service's candidates are alike)
 # At most this share of a held-out history's facts given a destructive
 # verdict by the layer where the rules give none.
 MAX_NATURAL_ADDITIONS = 0.005
 
 
-def load_natural(path: Path) -> list[Case]:
+def nearest_earlier(path: Path) -> list[tuple[str, int, str, list[int], list[Any]]]:
     """A long history's facts as the service would judge them, learned in
-    order: each against its five nearest earlier facts (similarity 0.3 or
-    more), labelled novel; each history is a batch of its own. Dated notes
-    on one matter ("has a knee replacement date", "had the knee replaced")
-    are the pairs the golden
-    set, written to be hard, lacks; a layer fitted without them read most
-    such pairs as duplicates. A few of them are real updates (the rules'
-    verdicts on them are kept, never counted against the layer)."""
+    order: (history id, index, text, the nearest facts' indices, those as
+    candidates) — each fact against its
+    ``NATURAL_NEAREST`` nearest earlier facts of at least ``NATURAL_FROM``
+    similarity (those with none are left out)."""
     from evals.longmem import fact_text, load
     from memory.embeddings import embed, lesson_text
-    from memory.judge import Candidate, OfflineJudge
-    from memory.judge.learned import case_features
+    from memory.judge import Candidate
 
-    judge = OfflineJudge()
-    cases = []
+    out = []
     for history in load(path)["histories"]:
         texts = [fact_text(f) for f in history["facts"]]
         vectors = np.asarray(embed([lesson_text(t, "") for t in texts]))
         for i in range(1, len(texts)):
             sims = vectors[:i] @ vectors[i]
-            nearest = [j for j in np.argsort(-sims)[:5] if sims[j] >= 0.3]
+            nearest = [j for j in np.argsort(-sims)[:NATURAL_NEAREST] if sims[j] >= NATURAL_FROM]
             candidates = [
                 Candidate(id=uuid.uuid4(), content=texts[j], situation="",
                           similarity=float(sims[j]))
                 for j in nearest
             ]  # fmt: skip
-            if not candidates:
-                continue
-            read = case_features(texts[i], "", candidates)
-            ruled = judge.decide([r for r, _ in read], candidates)
-            rules = None
-            if ruled.target_id is not None:
-                rules = (ruled.relation, [c.id for c in candidates].index(ruled.target_id))
-            cases.append(
-                Case(
-                    id=f"{history['id']}:{i}", batch=f"{NATURAL}{path.name}:{history['id']}",
-                    expected=("novel", None), keys=tuple(str(j) for j in nearest),
-                    features=tuple(f for _, f in read), rules=rules,
-                )
-            )  # fmt: skip
+            if candidates:
+                out.append((history["id"], i, texts[i], [int(j) for j in nearest], candidates))
+    return out
+
+
+def load_natural(path: Path) -> list[Case]:
+    """A long history's facts (:func:`nearest_earlier`), labelled novel;
+    each history is a batch of its own. Dated notes
+    on one matter ("has a knee replacement date", "had the knee replaced")
+    are the pairs the golden
+    set, written to be hard, lacks; a layer fitted without them read most
+    such pairs as duplicates. A few of them are real updates (the rules'
+    verdicts on them are kept, never counted against the layer)."""
+    from memory.judge import OfflineJudge
+    from memory.judge.learned import case_features
+
+    judge = OfflineJudge()
+    cases = []
+    for history, i, text, nearest, candidates in nearest_earlier(path):
+        read = case_features(text, "", candidates)
+        ruled = judge.decide([r for r, _ in read], candidates)
+        rules = None
+        if ruled.target_id is not None:
+            rules = (ruled.relation, [c.id for c in candidates].index(ruled.target_id))
+        cases.append(
+            Case(
+                id=f"{history}:{i}", batch=f"{NATURAL}{path.name}:{history}",
+                expected=("novel", None), keys=tuple(str(j) for j in nearest),
+                features=tuple(f for _, f in read), rules=rules,
+            )
+        )  # fmt: skip
     return cases
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from evals import judge_report
+from evals.judge_learned import MAX_NATURAL_ADDITIONS  # of an unseen history's facts
 
 EPOCHS = 3
 LEARNING_RATE = 3e-5  # the layers; the head's is 1e-3
@@ -47,9 +47,6 @@ SEED = 0
 HELD_BACK = ("blind-30", "blind-31", "blind-32")
 TRAINING_PATH = Path(__file__).resolve().parent / "judge_training.json"
 PRECISION = 0.85  # the least destructive precision on the held-back batches
-MAX_NATURAL_ADDITIONS = 0.005  # destructive verdicts a fact of an unseen history
-NATURAL_NEAREST = 5  # each fact against its nearest earlier facts …
-NATURAL_FROM = 0.3  # … of at least this similarity (the service's candidates are alike)
 THRESHOLDS = tuple(round(0.5 + 0.025 * i, 3) for i in range(20))  # 0.5 … 0.975
 LABELS = {"novel": 0, "duplicate": 1, "contradicts": 2}  # learned.CLASSES' order
 
@@ -79,27 +76,12 @@ def case_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
 
 
 def natural_cases(path: Path) -> list[tuple[str, list[Any]]]:
-    """A long history's facts as the service would judge them, learned in
-    order: each (its text) against its nearest earlier facts (candidates)."""
-    from evals.longmem import fact_text, load
-    from memory.embeddings import embed, lesson_text
-    from memory.judge import Candidate
+    """A long history's facts as the service would judge them: each (its
+    text) against its nearest earlier facts (``judge_learned.nearest_earlier``,
+    the layer's natural pairs)."""
+    from evals.judge_learned import nearest_earlier
 
-    out = []
-    for history in load(path)["histories"]:
-        texts = [fact_text(f) for f in history["facts"]]
-        vectors = np.asarray(embed([lesson_text(t, "") for t in texts]))
-        for i in range(1, len(texts)):
-            sims = vectors[:i] @ vectors[i]
-            nearest = [j for j in np.argsort(-sims)[:NATURAL_NEAREST] if sims[j] >= NATURAL_FROM]
-            candidates = [
-                Candidate(id=uuid.uuid4(), content=texts[j], situation="",
-                          similarity=float(sims[j]))
-                for j in nearest
-            ]  # fmt: skip
-            if candidates:
-                out.append((texts[i], candidates))
-    return out
+    return [(text, candidates) for _, _, text, _, candidates in nearest_earlier(path)]
 
 
 def natural_pairs(path: Path) -> list[str]:
@@ -157,45 +139,49 @@ class Judged:
 
 def learned_judge() -> Any:
     """The rules with their learned layer: the judge the reader adds to."""
-    from memory.judge.learned import LearnedJudge, weights
+    from memory.judge import offline_judge
+    from memory.judge.learned import LearnedJudge
 
-    fitted = weights()
-    if fitted is None:
+    judge = offline_judge()
+    if not isinstance(judge, LearnedJudge):
         raise SystemExit("the judge's learned layer is off: the reader adds to it")
-    return LearnedJudge(fitted)
+    return judge
 
 
 def judged_golden(cases: Sequence[judge_report.GoldenCase]) -> list[Judged]:
-    from memory.judge import reader
-
     judge = learned_judge()
     similarities = judge_report.compute_similarities(judge_report.load_encoder(), cases)
     out = []
     for case in cases:
         keyed = judge_report.case_candidates(case, similarities[case.id])
         candidates = tuple(c for _, c in keyed)
-        verdict = judge.without_reader(case.content, case.situation, candidates)
-        found = reader.read(case.content, case.situation, candidates)
-        if found is None:
-            raise SystemExit("the judge's pair reader is off; see the log")
-        out.append(Judged((str(case.expected_relation), case.expected_target),
-                          tuple(k for k, _ in keyed), candidates, verdict, found))  # fmt: skip
+        expected = (str(case.expected_relation), case.expected_target)
+        keys = tuple(k for k, _ in keyed)
+        out.append(_judged(judge, case.content, case.situation, candidates, expected, keys))
     return out
 
 
 def judged_natural(path: Path) -> list[Judged]:
-    from memory.judge import reader
-
     judge = learned_judge()
     out = []
     for text, candidates in natural_cases(path):
-        verdict = judge.without_reader(text, "", candidates)
-        found = reader.read(text, "", candidates)
-        if found is None:
-            raise SystemExit("the judge's pair reader is off; see the log")
         keys = tuple(str(i) for i in range(len(candidates)))
-        out.append(Judged(("novel", None), keys, tuple(candidates), verdict, found))
+        out.append(_judged(judge, text, "", tuple(candidates), ("novel", None), keys))
     return out
+
+
+def _judged(
+    judge: Any, content: str, situation: str, candidates: tuple[Any, ...],
+    expected: tuple[str, str | None], keys: tuple[str, ...],
+) -> Judged:  # fmt: skip
+    """One case judged without the reader, and what the reader reads of it."""
+    from memory.judge import reader
+
+    found = reader.read(content, situation, candidates)
+    if found is None:
+        raise SystemExit("the judge's pair reader is off; see the log")
+    verdict = judge.without_reader(content, situation, candidates)
+    return Judged(expected, keys, candidates, verdict, found)
 
 
 def figures(judged: Sequence[Judged], threshold: float, veto: float) -> dict[str, Any]:
