@@ -66,16 +66,9 @@ def pair(question: str, lesson: str) -> str:
 
 def scores(question: str, lessons: Sequence[str]) -> list[float] | None:
     """The probability that each lesson answers the question, or None where
-    the reader is off. Each pair is read on its own: the 8-bit graph scales
-    its activations by the whole batch, so a pair read beside others (and
-    their padding) scores differently from the same pair alone."""
-    found: list[float] = []
-    for lesson in lessons:
-        one = MODEL.probabilities([pair(question, lesson)])
-        if one is None:
-            return None
-        found += one
-    return found
+    the reader is off (each pair read on its own: ``TunedModel`` on an 8-bit
+    graph)."""
+    return MODEL.probabilities([pair(question, lesson) for lesson in lessons])
 
 
 def is_question(query: str) -> bool:

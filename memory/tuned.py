@@ -208,7 +208,13 @@ class TunedModel:
                     weights["head.bias"].astype("float64"))  # fmt: skip
             self._head = head
         weight, bias = head
-        vectors = np.asarray(model.encode(list(texts)), dtype=np.float64)
+        if self.quantized:
+            # each text on its own: the 8-bit graph's dynamic quantization
+            # scales activations by the whole batch, so a text read beside
+            # others (and their padding) scores differently from it alone
+            vectors = np.asarray([model.encode([t])[0] for t in texts], dtype=np.float64)
+        else:
+            vectors = np.asarray(model.encode(list(texts)), dtype=np.float64)
         if weight.ndim == 1:
             return SCALE * vectors @ weight + bias[0]
         return SCALE * vectors @ weight.T + bias

@@ -76,16 +76,10 @@ def probabilities(
 ) -> list[Any] | None:
     """P(novel), P(duplicate), P(contradicts) of each candidate (the order
     of :data:`memory.judge.learned.CLASSES`), or None where the reader is
-    off. Each pair is read on its own: the 8-bit graph scales its
-    activations by the whole batch, so a pair read beside others scores
-    differently from the same pair alone."""
-    found: list[Any] = []
-    for c in candidates:
-        one = MODEL.class_probabilities([pair(content, situation, c.content, c.situation)])
-        if one is None:
-            return None
-        found += one
-    return found
+    off (each pair read on its own: ``TunedModel`` on an 8-bit graph)."""
+    return MODEL.class_probabilities(
+        [pair(content, situation, c.content, c.situation) for c in candidates]
+    )
 
 
 def read(content: str, situation: str, candidates: Sequence[Candidate]) -> dict[int, Any] | None:

@@ -118,13 +118,15 @@ def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answ
     monkeypatch, reader_on
 ):
     read: list[list[str]] = []
-    real = answers.MODEL.probabilities
+    answers.warm()
+    provider = answers.MODEL._loaded()  # what reads: one model pass per call
+    real = provider.encode
 
-    def counting(texts):
+    def counting(texts, *args, **kwargs):
         read.append(list(texts))
-        return real(texts)
+        return real(texts, *args, **kwargs)
 
-    monkeypatch.setattr(answers.MODEL, "probabilities", counting)
+    monkeypatch.setattr(provider, "encode", counting)
     threshold = answers.MODEL.threshold()
     assert threshold is not None
     answering_first = [NOTES[0], NOTES[1], NOTES[2]]
@@ -139,7 +141,8 @@ def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answ
     assert len(read) == 3 and all(len(texts) == 1 for texts in read)  # each pair on its own
     # the verdict is reading all three: none past the threshold
     for question, lessons in [(ANSWERED, answering_last), (NEVER_TOLD, NOTES[:3])]:
-        found = [real([answers.pair(question, lesson)])[0] for lesson in lessons]  # type: ignore[index]
+        found = answers.scores(question, lessons)
+        assert found is not None
         assert answers.unanswered(question, lessons) is (max(found) < threshold)
 
 

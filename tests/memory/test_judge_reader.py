@@ -82,13 +82,14 @@ def test_each_pair_is_read_on_its_own(reader_on, monkeypatch):
     )
     assert alone is not None
     sizes: list[int] = []
-    real = model.class_probabilities
+    provider = model._loaded()
+    real = provider.encode
 
-    def counted(texts):
+    def counted(texts, *args, **kwargs):
         sizes.append(len(texts))
-        return real(texts)
+        return real(texts, *args, **kwargs)
 
-    monkeypatch.setattr(model, "class_probabilities", counted)
+    monkeypatch.setattr(provider, "encode", counted)
     candidates = [A, B, _candidate("Deploys are frozen on Fridays.", 0.5)]
     read = reader.probabilities("Staging deploys need one approval.", "", candidates)
     assert read is not None and sizes == [1, 1, 1]
