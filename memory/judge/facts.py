@@ -466,8 +466,9 @@ class _Scanner:
                 self.add(Fact(STATUS, "", (value,), raw_start.raw), start)
                 return
         # "service number 3", "shard 12", "cluster 3-18": a number right after
-        # a noun, with no noun after it, names something; it becomes part of
-        # the subject (with the numbers hyphenated to it)
+        # a noun, with no noun after it — or hyphenated numbers, whatever
+        # follows ("cluster 3-18 logs …") — names something; it becomes part
+        # of the subject (with the numbers hyphenated to it)
         prev = self.t[start - 1] if start > 0 else None
         end = j
         while end < self.n and self.t[end].glued and self.t[end].kind is Kind.NUMBER:
@@ -487,7 +488,7 @@ class _Scanner:
             and prev.polarity is None
             and not prev.aux
             and not is_verb(prev.lemma)
-            and not follows_noun
+            and (not follows_noun or end > j)
         ):
             raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
             for k in range(j, end):

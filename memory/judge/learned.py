@@ -247,7 +247,9 @@ class LearnedJudge(OfflineJudge):
 
         try:
             threshold = reader.threshold()
-            found = None if threshold is None else reader.read(content, situation, candidates)
+            target = next((i for i, c in enumerate(candidates) if c.id == verdict.target_id), None)
+            found = (None if threshold is None
+                     else reader.read(content, situation, candidates, target))  # fmt: skip
             if threshold is None or found is None:
                 return verdict
             return with_reader(verdict, candidates, found, threshold, reader.VETO)

@@ -246,12 +246,26 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
     """How the two lessons' subjects are named apart — by values that differ
     ("the nightly ETL" and "the hourly ETL") or by a number or a letter
     ("billing service 1" and "billing service 0", "orion" and "orion-b"):
-    two things, whatever else the lessons share — or None."""
-    for e_n in sorted(new.subject_entities - cand.subject_entities):
-        for e_c in sorted(cand.subject_entities - new.subject_entities):
+    two things, whatever else the lessons share — or None. A name with
+    hyphenated numbers ("cluster 3-17") names a thing wherever it stands
+    (the subject is not always read: "the metrics *store* of cluster 3-17"
+    reads "store" as the verb); a single number is a subject's name only
+    in the subject ("the build needs Node 18" against "Node 20" is a
+    change of version)."""
+    names_n, names_c = _naming_entities(new), _naming_entities(cand)
+    for e_n in sorted(names_n - names_c):
+        for e_c in sorted(names_c - names_n):
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
     return _valued_apart(new, cand)
+
+
+_HYPHENATED_NUMBERS = re.compile(r"\d+(?:-\d+)+$")
+
+
+def _naming_entities(st: Statement) -> frozenset[str]:
+    """The subject's entities and every name ending in hyphenated numbers."""
+    return st.subject_entities | {e for e in st.entities if _HYPHENATED_NUMBERS.search(e)}
 
 
 def _valued_apart(new: Statement, cand: Statement) -> str | None:

@@ -17,6 +17,7 @@ from evals import judge_learned
 from memory.embeddings import embed, lesson_text
 from memory.judge import Candidate, OfflineJudge, Relation, offline_judge
 from memory.judge import learned as layer
+from memory.judge import reader as judge_reader
 from memory.judge.learned import (
     LearnedJudge,
     case_features,
@@ -127,7 +128,10 @@ PORT = ("The orders database listens on port 5433.", "connecting to the orders d
 PORT_BEFORE = [("The orders database listens on port 5432.", "connecting to the orders database")]
 
 
-def test_where_the_rules_find_nothing_the_layer_gives_its_reading_over_its_bar() -> None:
+def test_where_the_rules_find_nothing_the_layer_gives_its_reading_over_its_bar(settings) -> None:
+    # the layer alone: the pair reader reads this paraphrase too (test_judge_reader)
+    settings.TRIBUTARY_JUDGE_READER = False
+    judge_reader.MODEL.forget()
     given = candidates(*BILLING, *BILLING_BEFORE)
     content, situation = BILLING
     rules = OfflineJudge().classify(content=content, situation=situation, candidates=given)

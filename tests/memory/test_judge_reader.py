@@ -48,14 +48,20 @@ def test_a_destructive_verdict_stands_unless_the_reader_reads_its_target_as_neit
     assert with_reader(ruled, [A, B], {1: _p(1, 0, 0)}, 0.8, 0.9) is ruled
 
 
-def test_the_reader_reads_the_nearest_two_candidates_of_at_least_its_similarity(monkeypatch):
-    read: list[str] = []
+@pytest.fixture
+def read(monkeypatch) -> list[str]:
+    """The pairs the reader is given (each read as neither)."""
+    given: list[str] = []
 
     def probabilities(texts):
-        read.extend(texts)
+        given.extend(texts)
         return [_p(1, 0, 0) for _ in texts]
 
     monkeypatch.setattr(reader.MODEL, "class_probabilities", probabilities)
+    return given
+
+
+def test_the_reader_reads_the_nearest_two_candidates_of_at_least_its_similarity(read):
     far = _candidate("Deploys on Fridays are frozen.", reader.READ_FROM - 0.01)
     near = _candidate("Deploys on weekends are frozen.", 0.9)
     found = reader.read("Deploys are frozen on Fridays.", "", [B, far, near, A])
@@ -65,6 +71,17 @@ def test_the_reader_reads_the_nearest_two_candidates_of_at_least_its_similarity(
     )
     # one under READ_FROM is not read, even when fewer than READ are near enough
     assert sorted(reader.read("x", "", [far, B]) or {}) == [1]
+
+
+def test_given_a_destructive_verdict_only_its_target_is_read(read):
+    near = _candidate("Deploys on weekends are frozen.", 0.9)
+    found = reader.read("Deploys are frozen on Fridays.", "", [near, A], target=1)
+    assert sorted(found or {}) == [1]
+    assert len(read) == 1 and read[0].endswith(A.content)
+    # a target the reader would not read (too far) is not read either
+    far = _candidate("Deploys on Fridays are frozen.", reader.READ_FROM - 0.01)
+    assert reader.read("Deploys are frozen on Fridays.", "", [near, far], target=1) == {}
+    assert len(read) == 1
 
 
 @pytest.fixture
@@ -169,5 +186,17 @@ def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(re
     other = _candidate("The billing service of cluster 5-102 listens on port 88.", 0.95)
     same = _candidate("The billing service of cluster 3-17 listens on port 88.", 0.95)
     assert sorted(reader.read(cluster, "", [other, same]) or {}) == [1]
+    # a name with hyphenated numbers names a thing wherever the statement
+    # reader puts the subject: "error E6892" read as the subject, "store"
+    # read as the verb
+    for hyphenated, other_cluster in [
+        ("The deploy API of cluster 3-17 logs error E6892 when the disk is full.",
+         "The deploy API of cluster 5-102 logs error E112 when the disk is full."),
+        ("The metrics store of cluster 4-49 retries at most 7146 times.",
+         "The metrics store of cluster 0-45 retries at most 6461 times."),
+    ]:  # fmt: skip
+        assert reader.read(hyphenated, "", [_candidate(other_cluster, 0.95)]) == {}
+        same_cluster = _candidate(hyphenated.replace("71", "72"), 0.95)
+        assert sorted(reader.read(hyphenated, "", [same_cluster]) or {}) == [0]
     served, rules = _judged(new, apart[0].content)
     assert served.relation is rules.relation is Relation.NOVEL
