@@ -524,7 +524,7 @@ TRIBUTARY_JUDGE_READER = env_bool(
     "TRIBUTARY_JUDGE_READER",
     True,
     "The offline judge's pair reader: the embedding model fine-tuned to read a new lesson "
-    "with a candidate, run on the two nearest candidates of at least 0.4 similarity (ONNX "
+    "with a candidate, run on the two nearest candidates of at least 0.6 similarity (ONNX "
     "Runtime, 8-bit; ~90 MB more in each learning process); it gives a duplicate or "
     "contradiction the rules did not read and withdraws one it reads as neither. Off: the "
     "rules and their learned layer alone.",

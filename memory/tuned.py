@@ -181,11 +181,8 @@ class TunedModel:
             return []
         if np.ndim(z) != 2:
             raise ValueError(f"{self.what} has a head of one output: read it with probabilities")
-        rows = []
-        for row in np.atleast_2d(z):
-            e = np.exp(row - row.max())
-            rows.append(e / e.sum())
-        return rows
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return list(e / e.sum(axis=1, keepdims=True))
 
     def _logits(self, texts: Sequence[str]) -> Any:
         """The head's logits (one per text, or a row per text for a head of

@@ -247,10 +247,11 @@ class LearnedJudge(OfflineJudge):
 
         try:
             threshold = reader.threshold()
+            if threshold is None:
+                return verdict
             target = next((i for i, c in enumerate(candidates) if c.id == verdict.target_id), None)
-            found = (None if threshold is None
-                     else reader.read(content, situation, candidates, target))  # fmt: skip
-            if threshold is None or found is None:
+            found = reader.read(content, situation, candidates, target)
+            if found is None:
                 return verdict
             return with_reader(verdict, candidates, found, threshold, reader.VETO)
         except Exception:  # the rules' verdict stands; reading is an addition
