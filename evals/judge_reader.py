@@ -10,7 +10,9 @@ blind batches (``HELD_BACK``), each new lesson against each of its
 candidates in both orders (the target labelled with the case's relation,
 the others novel); the cases of ``judge_training.json`` (written to train
 it, by writers who never saw the rules or the sets; never a gate's or a
-blind figure); and a long history's facts each against its nearest earlier
+blind figure); those cases' lessons with one word changed
+(``evals.judge_flips``): a value (contradicts) or the name of the subject
+(novel); and a long history's facts each against its nearest earlier
 facts, labelled novel (real memory is mostly related notes that are
 neither; the golden set, a third of each relation, lacks them).
 
@@ -44,11 +46,12 @@ LEARNING_RATE = 3e-5  # the layers; the head's is 1e-3
 MAX_TOKENS = 160
 SEED = 0
 # The latest blind batches: held back from the fit, the threshold set on them.
-HELD_BACK = ("blind-30", "blind-31", "blind-32")
+HELD_BACK = ("blind-33", "blind-34", "blind-35")
 TRAINING_PATH = Path(__file__).resolve().parent / "judge_training.json"
 PRECISION = 0.85  # the least destructive precision on the held-back batches
 THRESHOLDS = tuple(round(0.5 + 0.025 * i, 3) for i in range(20))  # 0.5 … 0.975
 LABELS = {"novel": 0, "duplicate": 1, "contradicts": 2}  # learned.CLASSES' order
+VALUE_FLIPS = 1000  # training lessons with one value flipped (``flip_pairs``)
 
 
 def training_cases() -> list[judge_report.GoldenCase]:
@@ -71,6 +74,27 @@ def case_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
             label = LABELS[str(case.expected_relation)] if c.key == case.expected_target else 0
             read.append(pair(case.content, case.situation, c.content, c.situation))
             read.append(pair(c.content, c.situation, case.content, case.situation))
+            labels += [label, label]
+    return read, labels
+
+
+def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], list[int]]:
+    """The cases' lessons flipped (``evals.judge_flips``), each pair in both
+    orders: ``VALUE_FLIPS`` with one value changed, as contradictions, and
+    every lesson whose subject's name can be changed, as novel."""
+    from evals.judge_flips import subject_flips, value_flips
+    from memory.judge.reader import pair
+
+    lessons = [(c.content, c.situation) for c in cases] + [
+        (x.content, x.situation) for c in cases for x in c.candidates
+    ]
+    read: list[str] = []
+    labels: list[int] = []
+    for flips, label in ((value_flips(lessons, VALUE_FLIPS), LABELS["contradicts"]),
+                         (subject_flips(lessons), LABELS["novel"])):  # fmt: skip
+        for content, situation, flipped in flips:
+            read += [pair(content, situation, flipped, situation),
+                     pair(flipped, situation, content, situation)]  # fmt: skip
             labels += [label, label]
     return read, labels
 
@@ -100,7 +124,11 @@ def fit() -> dict[str, Any]:
     from evals.tuning import bundled, train
     from memory.judge import reader
 
-    read, labels = case_pairs(training_cases())
+    cases = training_cases()
+    read, labels = case_pairs(cases)
+    flipped = flip_pairs(cases)
+    read += flipped[0]
+    labels += flipped[1]
     natural = natural_pairs(LONGMEM_PATH)
     read += natural
     labels += [0] * len(natural)

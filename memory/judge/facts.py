@@ -48,6 +48,11 @@ SOFT_DIMENSIONS: frozenset[str] = frozenset({INTERVAL, WEEKDAY})
 _WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
+# Capitals that, written against a number, are its unit or dimension:
+# degrees Celsius, Fahrenheit, Kelvin; "3D"; volts, watts, giga-, mega-, tera-.
+_UNIT_LETTERS = frozenset("CFKDVWGMT")
+
+
 @dataclass(frozen=True)
 class Fact:
     """One normalised value.
@@ -360,6 +365,31 @@ class _Scanner:
         unit = w(j)
         is_digit = raw_start.kind is Kind.NUMBER
         integral = float(value).is_integer()
+        # "Route 14A", "Substation 12B": a number written against one capital
+        # right after a noun names a thing (not "14 a", not 12 bytes); after
+        # a noun not capitalised, "85F" and "3D" are a unit and a dimension
+        prev = self.t[start - 1] if start > 0 else None
+        letter = self.t[j] if j == start + 1 and j < self.n else None
+        if (
+            is_digit
+            and integral
+            and letter is not None
+            and letter.glued
+            and letter.kind is Kind.WORD
+            and prev is not None
+            and (prev.raw[:1].isupper() or letter.raw not in _UNIT_LETTERS)
+            and prev.kind is Kind.WORD
+            and prev.role is Role.CONTENT
+            and prev.polarity is None
+            and not prev.aux
+            and not is_verb(prev.lemma)
+        ):
+            raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
+            raw_start.raw += letter.raw
+            raw_start.lemma = f"{prev.lemma} {raw_start.raw.lower()}"
+            raw_start.raw = f"{prev.raw} {raw_start.raw}"
+            self.used.add(j)
+            return
         # ports first: "port 5432", "localhost:5432", "listens on 6379"
         if is_digit and integral and 0 < value < 65536 and unit not in _UNIT_WORDS:
             p = self.prev_content(start, reach=2)

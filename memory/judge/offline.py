@@ -219,13 +219,15 @@ def _subject_conflict(
 
 
 _NAME_PARTS = re.compile(r"[\s\-_]+")
+# a number, a letter, or a number and a letter ("14a" of "route 14A", "b12")
+_NUMBERED_PART = re.compile(r"\d+|[a-z]|\d+[a-z]|[a-z]\d+")
 _NUMBERED_PARTS = 3  # "cluster 3-17-b": the most numbers and letters after a shared name
 
 
 def _numbered_apart(a: str, b: str) -> bool:
     """Whether two names are one name told apart by numbers or letters:
     "service 1" / "service 0", "orion cluster" / "orion-b cluster",
-    "payments-a" / "payments-b", "cluster 3-17" / "cluster 5-102"."""
+    "payments-a" / "payments-b", "cluster 3-17" / "cluster 5-102", "route 14A" / "route 14"."""
     parts_a, parts_b = _NAME_PARTS.split(a.lower()), _NAME_PARTS.split(b.lower())
     shared = 0
     while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
@@ -238,7 +240,7 @@ def _numbered_apart(a: str, b: str) -> bool:
         shared > 0
         and (parts_a or parts_b) != []
         and max(len(parts_a), len(parts_b)) <= _NUMBERED_PARTS
-        and all(x.isdigit() or (len(x) == 1 and x.isalpha()) for x in [*parts_a, *parts_b])
+        and all(_NUMBERED_PART.fullmatch(x) for x in [*parts_a, *parts_b])
     )
 
 

@@ -71,7 +71,7 @@ class Token:
     sentence_start: bool = False
     port_hint: bool = False  # a number that came from "host:port"
     bound: str = ""  # "+" for "3.11+"
-    glued: bool = False  # joined to the token before by a hyphen ("3-18")
+    glued: bool = False  # joined to the token before by a hyphen ("3-18"), or one capital ("14A")
 
 
 # --- stemming -------------------------------------------------------------
@@ -439,7 +439,11 @@ def _number_tokens(num: str, unit: str) -> list[Token]:
             tokens.append(_word("per"))
             tokens.append(_word(right))
         else:
-            tokens.append(_word(unit))
+            letter = _word(unit)
+            # "14A", "12B": one capital written against the number may be
+            # part of a name ("Route 14A"); the fact reader decides
+            letter.glued = len(unit) == 1 and unit.isupper()
+            tokens.append(letter)
     return tokens
 
 

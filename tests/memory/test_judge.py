@@ -655,10 +655,28 @@ def test_the_situation_is_part_of_the_subject() -> None:
         ("25% of orion-b's GPUs are reserved for research.", "25% of orion's GPUs are reserved."),
         ("payments-a runs 3 replicas.", "payments-b runs 5 replicas."),
         ("The clickstream-enriched topic keeps data for a week.", "clickstream topic: 168 hours."),
+        # a number written against a capital: a name, not "7 b" nor 7 bytes
+        ("Dock 7B is open for unloading from 06:00.", "Dock 7 is open for unloading from 05:30."),
+        ("Substation 4C is inspected every two months.", "Substation 4 is inspected monthly."),
+        ("On Bay 12A the forklift speed limit is 8 km/h.", "On Bay 12D the limit is 10 km/h."),
     ],
 )
 def test_names_that_differ_by_a_suffix_are_different_subjects(content: str, other: str) -> None:
     assert relation(content, other) is Relation.NOVEL
+
+
+def test_a_unit_or_a_dimension_written_against_a_number_is_not_a_name() -> None:
+    # "85F" is a temperature, "3D" a kind of printer: still one subject
+    assert relation("Keep the proofing room below 85F.", "Keep the proofing room below 80F.") is (
+        Relation.CONTRADICTS
+    )
+    assert (
+        relation(
+            "Only staff may start jobs on the library 3D printer.",
+            "Patrons may start their own jobs on the library 3D printer.",
+        )
+        is not Relation.NOVEL
+    )
 
 
 def test_a_spaced_name_is_its_hyphenated_form() -> None:
