@@ -43,6 +43,7 @@ from memory.judge.facts import (
     QUANTITY,
     SOFT_DIMENSIONS,
     VERSION,
+    WEEKDAY,
     Fact,
     describe,
     keys_match,
@@ -119,6 +120,7 @@ def _group(facts: list[Fact]) -> dict[tuple[str, str], list[Fact]]:
 class _FactComparison:
     agree: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    conflict_dims: list[str] = field(default_factory=list)  # each conflict's dimension
     new_only: list[tuple[str, str]] = field(default_factory=list)
     cand_only: list[tuple[str, str]] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)  # keys of compared groups, both spellings
@@ -165,6 +167,7 @@ def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
             out.agree_hard += key[0] not in SOFT_DIMENSIONS
         elif not any(n_in_c) or (len(facts_n) == len(facts_c)):
             out.conflicts.append(f"{said_n} vs {said_c}")
+            out.conflict_dims.append(key[0])
         else:
             out.agree.append(said_n)
     out.cand_only += [k for k in gc if k not in gn]
@@ -446,6 +449,13 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
     return out
 
 
+def _recurring_days(st: Statement) -> bool:
+    """Whether every day the lesson names is written as recurring: "on
+    Sundays", "weekends" (a scope), not "Sunday" (a value)."""
+    days = [f for f in st.facts if f.dim == WEEKDAY]
+    return bool(days) and all(f.text.lower().endswith("s") for f in days)
+
+
 def _order_relation(new: Statement, cand: Statement) -> str | None:
     """ "conflict", "agree" or None when either lesson prescribes no order."""
     if new.order is None or cand.order is None:
@@ -557,6 +567,17 @@ def read_pair(
 
     if other_object is not None and not conflicts:
         return Reading(Relation.NOVEL, 0.7, f"about another object ({other_object})", details)
+    if (
+        WEEKDAY in facts.conflict_dims
+        and set(facts.conflict_dims) - {WEEKDAY}
+        and _recurring_days(new)
+        and _recurring_days(cand)
+    ):
+        # "closes at 10 pm on Sundays" and "at 11 pm on Saturdays": the days
+        # scope each value, so other days may have other values ("the freeze
+        # starts Friday at 12:00" against "Thursday at 18:00" is one freeze)
+        said = "; ".join(conflicts)
+        return Reading(Relation.NOVEL, 0.6, f"about other days ({said})", details)
     if conflicts:
         # a contradiction needs one subject: "Service billing ..." and "Service
         # search ..." each have a subject word the other lesson never uses

@@ -679,6 +679,24 @@ def test_a_unit_or_a_dimension_written_against_a_number_is_not_a_name() -> None:
     )
 
 
+def test_other_recurring_days_scope_other_values() -> None:
+    # "on Sundays" and "on Saturdays": each day its own hours, both true
+    assert relation(
+        "The Harbour cafe serves brunch until 2 pm on Sundays.",
+        "The Harbour cafe serves brunch until noon on Saturdays.",
+    ) is (Relation.NOVEL)
+    # one weekly event moved: its day and its time are its value
+    assert relation(
+        "The weekly release train leaves Tuesday at 10:00.",
+        "The weekly release train leaves Thursday at 16:00.",
+    ) is (Relation.CONTRADICTS)
+    # the same days, another value: still a contradiction
+    assert relation(
+        "The Harbour cafe serves brunch until 2 pm on Sundays.",
+        "The Harbour cafe serves brunch until 1 pm on Sundays.",
+    ) is (Relation.CONTRADICTS)
+
+
 def test_a_spaced_name_is_its_hyphenated_form() -> None:
     spaced = relation(
         "The search API canary starts at 5% of traffic.",
