@@ -51,7 +51,7 @@ _NAMING_NOUNS = (
     "platform", "warehouse", "plant", "unit", "station", "server", "rack", "clinic",
     "branch", "office", "studio", "court", "field", "pool", "hall", "wing", "lab",
     "kitchen", "route", "depot", "desk", "tier", "queue", "bucket", "table", "region",
-    "aisle", "truck", "van", "tank", "pump", "ward", "class", "cohort", "squad", "group",
+    "aisle", "truck", "van", "tank", "pump", "class", "cohort", "squad", "group",
 )  # fmt: skip
 _LETTERED = re.compile(r"\b([A-Za-z][A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)-([a-z])\b")  # payments-a
 _NUMBERED = re.compile(rf"\b({'|'.join(_NAMING_NOUNS)})\s([A-Z]?\d+[A-Z]?|[A-Z])\b", re.I)
@@ -171,6 +171,8 @@ def subject_flips(lessons: Iterable[Lesson], seeds: Iterable[int] = (1, 2, 3)) -
     places: dict[str, set[str]] = {}
     for content, _ in distinct:
         for m in _PLACE.finditer(content):
+            # the word after the name, as written: "store." at a sentence's
+            # end is a noun of its own (kept: the landed weights were fit so)
             rest = content[m.end(1) :].split()
             if m.group(1) not in _NOT_NAMES and rest:
                 places.setdefault(rest[0], set()).add(m.group(1))

@@ -63,17 +63,21 @@ def held_back_cases() -> list[judge_report.GoldenCase]:
     return [c for c in judge_report.load_golden() if c.batch in HELD_BACK]
 
 
-def case_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], list[int]]:
-    """Each case's new lesson against each candidate, in both orders."""
+def _both_orders(a: tuple[str, str], b: tuple[str, str]) -> list[str]:
+    """Two lessons (content, situation) as the reader reads them, each order."""
     from memory.judge.reader import pair
 
+    return [pair(*a, *b), pair(*b, *a)]
+
+
+def case_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], list[int]]:
+    """Each case's new lesson against each candidate, in both orders."""
     read: list[str] = []
     labels: list[int] = []
     for case in cases:
         for c in case.candidates:
             label = LABELS[str(case.expected_relation)] if c.key == case.expected_target else 0
-            read.append(pair(case.content, case.situation, c.content, c.situation))
-            read.append(pair(c.content, c.situation, case.content, case.situation))
+            read += _both_orders((case.content, case.situation), (c.content, c.situation))
             labels += [label, label]
     return read, labels
 
@@ -83,7 +87,6 @@ def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
     orders: ``VALUE_FLIPS`` with one value changed, as contradictions, and
     every lesson whose subject's name can be changed, as novel."""
     from evals.judge_flips import subject_flips, value_flips
-    from memory.judge.reader import pair
 
     lessons = [(c.content, c.situation) for c in cases] + [
         (x.content, x.situation) for c in cases for x in c.candidates
@@ -93,8 +96,7 @@ def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
     for flips, label in ((value_flips(lessons, VALUE_FLIPS), LABELS["contradicts"]),
                          (subject_flips(lessons), LABELS["novel"])):  # fmt: skip
         for content, situation, flipped in flips:
-            read += [pair(content, situation, flipped, situation),
-                     pair(flipped, situation, content, situation)]  # fmt: skip
+            read += _both_orders((content, situation), (flipped, situation))
             labels += [label, label]
     return read, labels
 

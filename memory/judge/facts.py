@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from memory.judge import lexicon as lx
 from memory.judge.text import Kind, Role, Token, is_verb, stem
@@ -51,6 +51,19 @@ _WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # Capitals that, written against a number, are its unit or dimension:
 # degrees Celsius, Fahrenheit, Kelvin; "3D"; volts, watts, giga-, mega-, tera-.
 _UNIT_LETTERS = frozenset("CFKDVWGMT")
+
+
+def _naming_noun(tok: Token | None) -> TypeGuard[Token]:
+    """Whether a number right after ``tok`` may name one of it: a noun
+    ("cluster 3", "Route 14A"), not a verb, an auxiliary or a negation."""
+    return (
+        tok is not None
+        and tok.kind is Kind.WORD
+        and tok.role is Role.CONTENT
+        and tok.polarity is None
+        and not tok.aux
+        and not is_verb(tok.lemma)
+    )
 
 
 @dataclass(frozen=True)
@@ -376,19 +389,10 @@ class _Scanner:
             and letter is not None
             and letter.glued
             and letter.kind is Kind.WORD
-            and prev is not None
+            and _naming_noun(prev)
             and (prev.raw[:1].isupper() or letter.raw not in _UNIT_LETTERS)
-            and prev.kind is Kind.WORD
-            and prev.role is Role.CONTENT
-            and prev.polarity is None
-            and not prev.aux
-            and not is_verb(prev.lemma)
         ):
-            raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
-            raw_start.raw += letter.raw
-            raw_start.lemma = f"{prev.lemma} {raw_start.raw.lower()}"
-            raw_start.raw = f"{prev.raw} {raw_start.raw}"
-            self.used.add(j)
+            self.name_after_noun(start, raw_start.raw + letter.raw, [j])
             return
         # ports first: "port 5432", "localhost:5432", "listens on 6379"
         if is_digit and integral and 0 < value < 65536 and unit not in _UNIT_WORDS:
@@ -509,23 +513,9 @@ class _Scanner:
             and next_tok.role is Role.CONTENT
             and not (next_tok.verb or next_tok.aux or is_verb(next_tok.lemma))
         )
-        if (
-            is_digit
-            and integral
-            and prev is not None
-            and prev.kind is Kind.WORD
-            and prev.role is Role.CONTENT
-            and prev.polarity is None
-            and not prev.aux
-            and not is_verb(prev.lemma)
-            and (not follows_noun or end > j)
-        ):
-            raw_start.kind, raw_start.role, raw_start.etype = Kind.ENTITY, Role.CONTENT, "ident"
-            for k in range(j, end):
-                raw_start.raw += f"-{self.t[k].raw}"
-                self.used.add(k)
-            raw_start.lemma = f"{prev.lemma} {raw_start.raw}"
-            raw_start.raw = f"{prev.raw} {raw_start.raw}"
+        if is_digit and integral and _naming_noun(prev) and (not follows_noun or end > j):
+            written = raw_start.raw + "".join(f"-{self.t[k].raw}" for k in range(j, end))
+            self.name_after_noun(start, written, range(j, end))
             return
         # a count of something: "8 uvicorn workers", "concurrency of 8"
         key = ""
@@ -544,6 +534,15 @@ class _Scanner:
         else:
             key = self.count_subject(start)
         self.add(Fact(COUNT, key, (value,), self.text(start, j)), *range(start, j))
+
+    def name_after_noun(self, start: int, written: str, used: Iterable[int]) -> None:
+        """The number at ``start`` (``written``: with what is joined to it)
+        becomes a name with the noun before it: "cluster 3-18", "Route 14A"."""
+        tok, noun = self.t[start], self.t[start - 1]
+        tok.kind, tok.role, tok.etype = Kind.ENTITY, Role.CONTENT, "ident"
+        tok.lemma = f"{noun.lemma} {written.lower()}"
+        tok.raw = f"{noun.raw} {written}"
+        self.used.update(used)
 
     def count_subject(self, i: int) -> str:
         """What a trailing number counts: "concurrency of 8", "max_connections ... is 500".
