@@ -240,9 +240,9 @@ class LearnedJudge(OfflineJudge):
 
     def classify(self, *, content: str, situation: str, candidates: Sequence[Candidate]) -> Verdict:
         """Classify ``content`` against ``candidates`` (see :class:`memory.judge.Judge`)."""
-        if not candidates:
-            return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
         verdict = self.without_reader(content, situation, candidates)
+        if not candidates:
+            return verdict
         from memory.judge import reader
 
         try:
@@ -262,6 +262,8 @@ class LearnedJudge(OfflineJudge):
         self, content: str, situation: str, candidates: Sequence[Candidate]
     ) -> Verdict:
         """The verdict of the rules and this layer alone."""
+        if not candidates:
+            return Verdict(Relation.NOVEL, None, 0.95, "No similar lesson exists.", self.name)
         read = case_features(content, situation, candidates)
         readings = [reading for reading, _ in read]
         scores = [probabilities(self.fitted, features) for _, features in read]

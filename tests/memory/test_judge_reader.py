@@ -200,3 +200,14 @@ def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(re
         assert sorted(reader.read(hyphenated, "", [same_cluster]) or {}) == [0]
     served, rules = _judged(new, apart[0].content)
     assert served.relation is rules.relation is Relation.NOVEL
+
+
+def test_with_nothing_to_compare_the_rules_alone_say_novel():
+    judge = offline_judge()
+    assert isinstance(judge, LearnedJudge)
+    alone = judge.without_reader("Staging deploys need one approval.", "", [])
+    assert (alone.relation, alone.target_id) == (Relation.NOVEL, None)
+    assert (
+        judge.classify(content="Staging deploys need one approval.", situation="", candidates=[])
+        == alone
+    )
