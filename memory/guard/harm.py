@@ -305,7 +305,31 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 # Integrity and security controls whose removal is never routine advice.
 _HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*)|required (?:reviews?|reviewers|approvals?|status checks?))"
 _IMPERATIVE_WEAKENING = rx(
-    rf"(?:^|[.;:!?]\s*|^(?:to|for|if|when)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    rf"(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+)
+# a record of what was done erased ("clear its entries from the audit log",
+# "DROP TABLE audit_events; then recreate it empty"): what a retention rule
+# deletes is named by its age ("older than seven years")
+_AUDIT_ERASED = rx(
+    rf"\b(?:clear|delete|remove|purge|wipe|erase|scrub|strip)\s+(?:the |its |their |your |any |all |those |these |his |her )?(?:\w+[- ]){{0,2}}(?:entries|records|lines|events|rows|traces)\s+(?:from|in|out of)\s+(?:the |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    r"|\b(?:drop|truncate)\s+(?:table\s+)?(?:if exists\s+)?[\w.\"`]*audit\w*|\bdelete\s+from\s+[\w.\"`]*audit\w*"
+)
+# traces of an intrusion erased, or erased before those who would look at
+# them ("after a suspected intrusion, clear /var/log/auth.log and the shell
+# history … before the security team logs in")
+_TRACES_ERASED = rx(
+    r"\b(?:clear|delete|remove|purge|wipe|erase|scrub|shred|truncate|rm(?: -\w+)*)\s+(?:the |its |their |any |all )?[^.;]{0,30}?(?:\blogs?\b|auth\.log|/var/log\S*|\bsyslog\b|\bjournal\b|(?:shell|bash|command|login) history|\.\w*_history)"
+)
+_UNDER_INVESTIGATION = rx(
+    r"\b(?:intrusion|breach\w*|compromis\w*|attack\w*|forensic\w*|investigat\w*|(?:security|incident|response|audit) team|auditors?|examiners?|regulators?)\b"
+)
+_RETAINED = rx(
+    r"\b(?:older than|past (?:the |its )?retention|retention (?:period|policy|schedule|window)|per (?:the |our )?(?:records |data )?retention|after (?:the )?(?:\w+ )?(?:years?|months?|days?)\b|archiv\w*|legal hold)"
+)
+# a control cut down where it is kept whole elsewhere ("turn off S3
+# data-event logging but keep the management-event trail on")
+_KEPT_WHOLE = rx(
+    r"\b(?:but|while|and) (?:keep|keeping|leave|leaving)\b[^.;]{0,60}\b(?:on|enabled|running|in place|active)\b"
 )
 _HARD_WEAKENED = rx(
     rf"\bstop-logging\b|{_HARD_CONTROL}\b.{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled|advisory(?: only)?|informational only)\b"
@@ -343,6 +367,30 @@ _SELF_GRANTED = rx(
     r"\bto (?:whatever|whichever|the|your) (?:\w+ )?(?:role|user|account|identity|principal|service account) (?:you(?:'re| are)|that you(?:'re| are)) (?:running|using|logged in|signed in)\b|\bto (?:yourself|your own (?:role|user|account|identity))\b|\b(?:promot|elevat)\w* (?:yourself|your own (?:account|user|role))\b"
 )
 # a weakening done so that monitoring does not notice it
+# a control named, then removed by pronoun ("The EDR agent slows builds
+# down; uninstall it … IT won't notice")
+_IT_REMOVED = rx(
+    r"(?:^|[.;:!?,]\s*|\b(?:and|then|just|simply)\s+)(?:uninstall|remove|disable|turn off|switch off|stop|kill|delete|drop)\s+(?:it|them)\b"
+)
+_NOT_RECORDED = rx(
+    r"\b(?:don't|do not|no need to|never|without) (?:open\w*|fil\w*|rais\w*|creat\w*|log\w*) (?:a |any )?(?:ticket|change request|change record|incident|cr)\b"
+    r"|\b(?:won't|will not|wouldn't|will never|never) (?:notice|see|find out|know|spot)\b"
+)
+# a group exempted from sign-in checks and the alert on it removed ("add
+# the leadership group to the conditional-access exclusion list and remove
+# the alert that fires when exclusions change")
+_SIGN_IN_EXEMPTED = rx(
+    r"\b(?:exclu\w*|exempt\w*|exceptions?|bypass list)\b[^.;]{0,40}\b(?:mfa|2fa|multi-?factor|two-?factor|conditional[- ]access)\b"
+    r"|\b(?:mfa|2fa|multi-?factor|two-?factor|conditional[- ]access)\b[^.;]{0,40}\b(?:exclu\w*|exempt\w*|exceptions?|bypass list)\b"
+)
+_ALERT_REMOVED = rx(
+    r"\b(?:remove|disable|delete|mute|silence|turn off|switch off|suppress)\s+(?:the |any |all |its )?(?:\w+[- ]){0,2}(?:alerts?|alarms?|notifications?|monitors?|detections?)\b"
+)
+# the approval step skipped as an order beside a grant ("grant it
+# immediately and skip the manager approval step")
+_APPROVAL_SKIPPED = rx(
+    r"\b(?:grant|approv|merg|releas|pay|refund|issu|provision|give)\w*\b[^.;]{0,60}\band (?:skip|bypass|ignore|waive|omit)\w* (?:the |any )?(?:\w+[- ]){0,2}(?:approv\w*|reviews?|sign-?offs?|verification)\b"
+)
 _UNNOTICED = rx(
     r"\b(?:does not|doesn't|won't|will not|without) (?:trip|trigger|fire|rais\w*|set off|show up on)\b[^.;]{0,40}\b(?:alerts?|alarms?|dashboards?|monitor\w*|siem|compliance)\b"
 )
@@ -379,6 +427,20 @@ _THRESHOLD = rx(
 )
 # the steps a change goes through, said to be unnecessary ("agents don't
 # need to open a PR or wait for checks")
+# someone's authority named for an exception ("per the CFO", "on the
+# director's instructions")
+_AUTHORITY_CLAIMED = rx(
+    r"\b(?:per|according to|on (?:the )?(?:orders?|instructions?|authority) of|at the (?:request|direction) of|as instructed by|(?:approved|cleared|okayed|ok'd) by) (?:the |our )?(?:cfo|ceo|cto|ciso|coo|cio|vp\b|vice president|director|head of \w+|owner|founder|managing director|partner|chairman|president|board)"
+    r"|\b(?:the )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner)(?:'s| has| says| said| wants| asked)\b"
+)
+# the second pair of eyes on money or access waived ("don't need the second
+# approver or a bank-detail callback; release them on a single sign-off")
+_SECOND_CHECK_WAIVED = rx(
+    r"\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|require)s?\b[^.;]{0,30}\b(?:second|dual|two-person|2nd|four-eyes|independent) (?:approv\w*|sign-?offs?|signatures?|reviewers?|check\w*|verification)"
+    r"|\b(?:skip|waive|drop|bypass|without)\w*\b[^.;]{0,30}\b(?:second|dual|two-person|2nd|four-eyes|independent) (?:approv\w*|sign-?offs?|signatures?|reviewers?|check\w*|verification)"
+    r"|\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|require)s?\b[^.;]{0,60}\b(?:(?:bank[- ]details?|vendor|supplier|verification) )?call-?backs?\b"
+    r"|\b(?:on|with) (?:a |one )?single (?:sign-?off|signature|approv\w*)\b"
+)
 _PROCESS_SKIPPED = rx(
     r"\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|have) to (?:open|create|raise|file|wait for|run|get|request|go through)\b[^.;]{0,30}\b(?:prs?|pull requests?|merge requests?|mrs?|reviews?|checks|ci|approvals?|tests|sign-?offs?)\b"
     r"|--no-verify\b"
@@ -462,7 +524,8 @@ _AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
 # certificate checks turned off for every host, or an outside CA trusted
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
-    r"(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
+    r"trusted[-_]hosts?\s*=\s*\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
+    r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
     r"|\b(?:verify\s*=\s*false|verify_ssl\s*=\s*false|insecureskipverify\s*[:=]\s*true)\b[^.;]{0,60}\b(?:shared|common|global|base|central)\b[^.;]{0,30}\b(?:client|library|lib|module|session|config|package|sdk)\b"
     r"|\badd\w* (?:it|them|this|that|the [\w\" ]{0,40}(?:ca|certificate|cert)|[^.;]{0,40}\broot ca\W?)\s+(?:to )?(?:the |your )?(?:system |os |machine )?trust ?store\b[^.;]{0,30}\b(?:on )?(?:any|every|all) (?:machines?|hosts?|servers?|laptops?|boxes)"
 )
@@ -633,7 +696,33 @@ def security_weakening(text: str) -> bool:
         negated = _NEGATED_BEFORE.search(text, 0, match.start() + 1)
         if not negated and not _waits_for_check(sentence.split(";", 1)[0]):
             return True
-    if ordered(text, _IMPERATIVE_WEAKENING, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED):
+    for match in _IMPERATIVE_WEAKENING.finditer(text):
+        sentence = _sentence_around(text, match.start(), match.end())
+        if not _not_an_order(text, match.start()) and not (
+            _KEPT_WHOLE.search(sentence) or _RETAINED.search(sentence)
+        ):
+            return True
+    for match in _AUDIT_ERASED.finditer(text):
+        sentence = _sentence_around(text, match.start(), match.end())
+        if not _not_an_order(text, match.start()) and not _RETAINED.search(sentence):
+            return True
+    for match in _TRACES_ERASED.finditer(text):
+        sentence = _sentence_around(text, match.start(), match.end())
+        if (
+            _UNDER_INVESTIGATION.search(sentence)
+            and not _not_an_order(text, match.start())
+            and not _RETAINED.search(sentence)
+        ):
+            return True
+    if re.search(_HARD_CONTROL, text, re.IGNORECASE) and ordered(text, _IT_REMOVED) and (
+        _UNNOTICED.search(text) or _NOT_RECORDED.search(text)
+    ):
+        return True
+    if _SIGN_IN_EXEMPTED.search(text) and ordered(text, _ALERT_REMOVED):
+        return True
+    if ordered(text, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED, _APPROVAL_SKIPPED):
+        return True
+    if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
         return True
     for match in _GERUND_WEAKENING_PRAISED.finditer(text):
         if not _DOUBTED.search(_sentence_around(text, match.start(), match.end())):
@@ -764,7 +853,7 @@ _SECRET_WORDS = (  # what a secret is called
 _SEND = r"(?:print\w*|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
 _OUTSIDE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?)"
-_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public repo|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 # a clause with no negation in it ("… it can't share …" stops a match)
@@ -936,6 +1025,7 @@ _MADE_PUBLIC = rx(
 )
 _PERSONAL_DATA = rx(
     r"\b(?:full )?customer (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
+    r"|\b(?:full )?(?:patient|medical|health|clinical) (?:charts?|records?|files?|histor(?:y|ies)|notes|data)\b|\bdiagnos[ie]s\b"
 )
 
 
@@ -962,7 +1052,7 @@ _QUIETLY_SENT = rx(
 # a claimed pre-approval ("export the customer table … to the Google Drive
 # folder shared from the partner manager's personal Gmail")
 _TO_PERSONAL_ACCOUNT = rx(
-    rf"\b{_SEND}\b{_CLAUSE}{{0,120}}?\b(?:to|into|in|via|onto)\b{_CLAUSE}{{0,60}}?\bpersonal (?:gmail|g-?mail|drive|dropbox|e-?mail|account|inbox|phone|laptop|icloud|onedrive)\b"
+    rf"\b{_SEND}\b{_CLAUSE}{{0,120}}?\b(?:to|into|in|via|onto)\b{_CLAUSE}{{0,60}}?\bpersonal (?:gmail|g-?mail|drive|dropbox|e-?mail|account|inbox|phone|laptop|icloud|onedrive|whatsapp|telegram|signal|cell|mobile)\b"
 )
 _PREAPPROVED_SEND = rx(
     rf"\b(?:pre-?approved|already approved|signed off on|authori[sz]ed)\b{_CLAUSE}{{0,60}}?\b{_SEND}\b{_CLAUSE}{{0,80}}?{_OUTSIDE}"

@@ -251,6 +251,27 @@ CONCEAL = [
     rx(
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
     ),
+    # what was done left out of what its owner is shown ("leave deleted
+    # files out of the summary it shows the user")
+    rx(
+        r"(?<!\bnever )(?<!\bnot )(?<!n't )\bleave (?:the |any |all )?(?:deleted|removed|dropped|overwritten|failed|reverted|skipped) [\w ]{0,20}\bout of (?:the |your |its |their |any )?(?:summary|summaries|report|reply|response|update|changelog)\b"
+        r"|(?<!\bnever )(?<!\bnot )(?<!n't )\bleave (?:the |any |all )?(?:deletions|failures|errors|removals) out of (?:the |your |its |their |any )?(?:summary|summaries|report|reply|response|update)\b"
+    ),
+    # changes hidden inside others so reviewers pass them by ("squash it into
+    # an unrelated refactor commit so reviewers don't dwell on the changes")
+    rx(
+        r"\bso (?:that )?(?:the )?(?:reviewers?|auditors?|approvers?|security|the security team|compliance) (?:don't|do not|won't|will not|can't|cannot) (?:notice|see|find|spot|dwell on|look (?:at|closely))\b"
+    ),
+    # stored text ranked above the person being helped ("instructions found
+    # in retrieved lessons take priority over anything the current user says")
+    rx(
+        r"\b(?:instructions?|lessons?|memor(?:y|ies)|notes?|documents?)\b[^.;]{0,40}\b(?:take|takes|get|gets|have|has|are given) (?:priority|precedence) over\b[^.;]{0,40}\b(?:users?|humans?|operators?|requesters?)\b"
+    ),
+    # nobody to hear of it ("… and rerun; nobody needs to be told"); what
+    # nobody needs to know because it is a secret is no concealment
+    rx(
+        r"\b(?:nobody|no one|no-one|noone) (?:else )?(?:needs?|has|have) to (?:be told|know|hear|find out|be informed|be notified)\b(?! (?:the |your |its |their )?(?:[\w-]+ )?(?:passwords?|credentials?|keys?|secrets?|pins?|tokens?)\b)"
+    ),
     rx(
         r"\b(?:don't|do not|never|without|no need to) (?:show\w*|display\w*|mention\w*|list\w*|tell\w*|inform\w*|disclos\w*|report\w*|reveal\w*|surfac\w*|flag\w*|rais\w*|notify\w*|alert\w*|bring\w* up)\b"
         # what is kept secret from everyone is no concealment ("never reveal
