@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _UNITS = (
     r"ms|milliseconds?|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
@@ -113,6 +113,69 @@ def value_flip(text: str, rng: random.Random) -> str | None:
     return _applied(text, edits, rng)
 
 
+_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+          "eleven", "twelve")  # fmt: skip
+# (unit, its size in the next unit up, that unit): "120 minutes" is "2 hours"
+_UP = {
+    "ms": (1000, "seconds"), "milliseconds": (1000, "seconds"), "seconds": (60, "minutes"),
+    "secs": (60, "minutes"), "minutes": (60, "hours"), "mins": (60, "hours"),
+    "hours": (24, "days"), "hrs": (24, "days"), "days": (7, "weeks"), "months": (12, "years"),
+    "g": (1000, "kg"), "mg": (1000, "g"), "ml": (1000, "litres"), "mL": (1000, "litres"),
+    "m": (1000, "km"), "MB": (1024, "GB"), "MiB": (1024, "GiB"),
+}  # fmt: skip
+_SAME_WORDS = (
+    ("daily", "every day"), ("weekly", "every week"), ("monthly", "every month"),
+    ("hourly", "every hour"), ("yearly", "every year"), ("annually", "once a year"),
+    ("percent", "%"), ("at least", "no less than"), ("at most", "no more than"),
+    ("must not", "may not"), ("cannot", "can't"), ("is not", "isn't"), ("are not", "aren't"),
+    ("twice", "two times"), ("before", "prior to"), ("immediately", "right away"),
+)  # fmt: skip
+
+
+def _spoken_clock(hour: int, minute: int) -> str:
+    if (hour, minute) == (12, 0):
+        return "noon"
+    if (hour, minute) == (0, 0):
+        return "midnight"
+    twelve = hour % 12 or 12
+    suffix = "am" if hour < 12 else "pm"
+    return f"{twelve}{suffix}" if minute == 0 else f"{twelve}:{minute:02d} {suffix}"
+
+
+def value_keep(text: str, rng: random.Random) -> str | None:
+    """``text`` with one value written another way and meaning the same: a
+    quantity in the next unit up, a small number in words, a time of day on
+    the 12-hour clock, a frequency or a negation in other words ("120
+    minutes" is "2 hours", "3 retries" "three retries", "14:00" "2pm",
+    "daily" "every day")."""
+    edits: list[Edit] = []
+    for m in _NUMBER_UNIT.finditer(text):
+        number, _space, unit = m.groups()
+        if "." not in number:
+            value = int(number)
+            up = _UP.get(unit if unit in _UP else unit + "s")
+            if up and value >= up[0] and value % up[0] == 0:
+                n, bigger = value // up[0], up[1]
+                said = f"one {bigger[:-1]}" if n == 1 and bigger.endswith("s") else f"{n} {bigger}"
+                edits.append((m.start(), m.end(), said))
+            if 1 <= value <= 12 and len(unit) > 2:
+                edits.append((m.start(1), m.end(2), _WORDS[value - 1] + " "))
+        if unit == "%" and number == "50":
+            edits.append((m.start(), m.end(), "half"))
+    for m in _CLOCK.finditer(text):
+        if re.match(r"\s?(?:[ap]\.?m\b|[AP]\.?M\b)|\s?[-–]", text[m.end() :]) or re.search(
+            r"[-–]\s?$", text[: m.start()]
+        ):
+            continue  # "9:00 a.m." is spoken already; a range keeps one form
+        spoken = _spoken_clock(int(m.group(1)), int(m.group(2)))
+        edits.append((m.start(), m.end(), spoken))
+    for a, b in _SAME_WORDS:
+        for x, y in ((a, b), (b, a)):
+            for m in re.finditer(rf"(?<!\w){re.escape(x)}(?!\w)", text):
+                edits.append((m.start(), m.end(), y))
+    return _applied(text, edits, rng)
+
+
 def subject_flip(text: str, rng: random.Random, places: dict[str, list[str]]) -> str | None:
     """``text`` naming another thing: a letter or a number of its name
     changed ("payments-a", "room 214", "Line 3"), or a place for another
@@ -152,16 +215,30 @@ def _distinct(lessons: Iterable[Lesson]) -> list[Lesson]:
     return out
 
 
-def value_flips(lessons: Iterable[Lesson], limit: int, seed: int = 0) -> list[Flip]:
-    """Up to ``limit`` lessons, each with one value flipped (contradictions)."""
+Editor = Callable[[str, random.Random], str | None]
+
+
+def _edited(lessons: Iterable[Lesson], limit: int, seed: int, edit: Editor) -> list[Flip]:
+    """Up to ``limit`` lessons, each with one ``edit`` made, in a seeded order."""
     rng = random.Random(seed)  # noqa: S311 (reproducible training pairs, not secrets)
     out = []
     for content, situation in _distinct(lessons):
-        flipped = value_flip(content, rng)
-        if flipped:
-            out.append((content, situation, flipped))
+        edited = edit(content, rng)
+        if edited:
+            out.append((content, situation, edited))
     rng.shuffle(out)
     return out[:limit]
+
+
+def value_flips(lessons: Iterable[Lesson], limit: int, seed: int = 0) -> list[Flip]:
+    """Up to ``limit`` lessons, each with one value flipped (contradictions)."""
+    return _edited(lessons, limit, seed, value_flip)
+
+
+def value_keeps(lessons: Iterable[Lesson], limit: int, seed: int = 4) -> list[Flip]:
+    """Up to ``limit`` lessons, each with one value written another way
+    (restatements: duplicates)."""
+    return _edited(lessons, limit, seed, value_keep)
 
 
 def subject_flips(lessons: Iterable[Lesson], seeds: Iterable[int] = (1, 2, 3)) -> list[Flip]:

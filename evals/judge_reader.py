@@ -46,12 +46,13 @@ LEARNING_RATE = 3e-5  # the layers; the head's is 1e-3
 MAX_TOKENS = 160
 SEED = 0
 # The latest blind batches: held back from the fit, the threshold set on them.
-HELD_BACK = ("blind-33", "blind-34", "blind-35")
+HELD_BACK = ("blind-35", "blind-36", "blind-37")
 TRAINING_PATH = Path(__file__).resolve().parent / "judge_training.json"
 PRECISION = 0.85  # the least destructive precision on the held-back batches
 THRESHOLDS = tuple(round(0.5 + 0.025 * i, 3) for i in range(20))  # 0.5 … 0.975
 LABELS = {"novel": 0, "duplicate": 1, "contradicts": 2}  # learned.CLASSES' order
 VALUE_FLIPS = 1000  # training lessons with one value flipped (``flip_pairs``)
+VALUE_KEEPS = 1000  # and with one value written another way
 
 
 def training_cases() -> list[judge_report.GoldenCase]:
@@ -84,9 +85,11 @@ def case_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
 
 def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], list[int]]:
     """The cases' lessons flipped (``evals.judge_flips``), each pair in both
-    orders: ``VALUE_FLIPS`` with one value changed, as contradictions, and
-    every lesson whose subject's name can be changed, as novel."""
-    from evals.judge_flips import subject_flips, value_flips
+    orders: ``VALUE_FLIPS`` with one value changed, as contradictions,
+    ``VALUE_KEEPS`` with one value written another way ("120 minutes", "2
+    hours"), as duplicates, and every lesson whose subject's name can be
+    changed, as novel."""
+    from evals.judge_flips import subject_flips, value_flips, value_keeps
 
     lessons = [(c.content, c.situation) for c in cases] + [
         (x.content, x.situation) for c in cases for x in c.candidates
@@ -94,6 +97,7 @@ def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
     read: list[str] = []
     labels: list[int] = []
     for flips, label in ((value_flips(lessons, VALUE_FLIPS), LABELS["contradicts"]),
+                         (value_keeps(lessons, VALUE_KEEPS), LABELS["duplicate"]),
                          (subject_flips(lessons), LABELS["novel"])):  # fmt: skip
         for content, situation, flipped in flips:
             read += _both_orders((content, situation), (flipped, situation))

@@ -6,7 +6,14 @@ from __future__ import annotations
 import difflib
 import random
 
-from evals.judge_flips import subject_flip, subject_flips, value_flip, value_flips
+from evals.judge_flips import (
+    subject_flip,
+    subject_flips,
+    value_flip,
+    value_flips,
+    value_keep,
+    value_keeps,
+)
 
 
 def _changed(a: str, b: str) -> list[str]:
@@ -61,3 +68,28 @@ def test_flips_are_deterministic_and_bounded() -> None:
     for content, _, flipped in renamed:
         (city,) = _changed(content, flipped)
         assert city in {"Reno", "Dayton", "Memphis"}
+
+
+def test_a_value_kept_is_the_same_quantity_written_another_way() -> None:
+    rng = random.Random(0)
+    assert value_keep("The client times out after 120 minutes.", rng) in (
+        "The client times out after 2 hours.",
+        "The client times out after 2 hours",
+    )
+    assert value_keep("Snapshots are kept for 7 days.", rng) in (
+        "Snapshots are kept for one week.",
+        "Snapshots are kept for seven days.",
+    )
+    assert value_keep("Reset at 00:00 UTC.", rng) == "Reset at midnight UTC."
+    assert value_keep("The export starts at 14:30.", rng) == "The export starts at 2:30 pm."
+    # a time already spoken, or one end of a range: nothing to write again
+    assert value_keep("Doors open at 9:00 a.m.", rng) is None
+    assert value_keep("Deploy window: 14:00-16:00 ET.", rng) is None
+
+
+def test_kept_values_are_deterministic_and_bounded() -> None:
+    lessons = [
+        (f"Backups of site {n} run daily and are kept {n * 7} days.", "ops") for n in (1, 2, 3)
+    ]
+    assert value_keeps(lessons, 2) == value_keeps(lessons, 2)
+    assert len(value_keeps(lessons, 2)) == 2
