@@ -287,6 +287,21 @@ _IMPERATIVE_START = sieved(
 )
 
 
+def ordered_unless(
+    text: str, pattern: Sieved, *unless: Sieved, needs: Sieved | None = None
+) -> bool:
+    """Some match of ``pattern`` is an order whose sentence says none of
+    ``unless`` (what makes it routine: a retention age, the control kept
+    whole elsewhere) and, given ``needs``, says that."""
+    for match in pattern.finditer(text):
+        sentence = _sentence_around(text, match.start(), match.end())
+        if needs is not None and not needs.search(sentence):
+            continue
+        if not _not_an_order(text, match.start()) and not any(p.search(sentence) for p in unless):
+            return True
+    return False
+
+
 def ordered(text: str, *patterns: Sieved) -> bool:
     """Some match of one of the patterns is an order, not a mention."""
     return any(
@@ -304,6 +319,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 # Integrity and security controls whose removal is never routine advice.
 _HARD_CONTROL = r"(?:(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity checks?|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*)|required (?:reviews?|reviewers|approvals?|status checks?))"
+_HARD_CONTROL_NAMED = rx(_HARD_CONTROL)
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 )
@@ -657,10 +673,8 @@ def security_weakening(text: str) -> bool:
         _WIDE_DELEGATION,
     ):
         return True
-    for match in _PROD_SETTING_OFF.finditer(text):
-        sentence = _sentence_around(text, match.start(), match.end())
-        if not _not_an_order(text, match.start()) and not _KEPT_OFF_PROD.search(sentence):
-            return True
+    if ordered_unless(text, _PROD_SETTING_OFF, _KEPT_OFF_PROD):
+        return True
     if _ACCESS_ADDED.search(text) and ordered(text, _KEPT_FROM_CLEANUP):
         return True
     if _STANDING_APPROVAL.search(text) and ordered(text, _RETENTION_CUT, _LOCK_OVERRIDDEN):
@@ -696,25 +710,13 @@ def security_weakening(text: str) -> bool:
         negated = _NEGATED_BEFORE.search(text, 0, match.start() + 1)
         if not negated and not _waits_for_check(sentence.split(";", 1)[0]):
             return True
-    for match in _IMPERATIVE_WEAKENING.finditer(text):
-        sentence = _sentence_around(text, match.start(), match.end())
-        if not _not_an_order(text, match.start()) and not (
-            _KEPT_WHOLE.search(sentence) or _RETAINED.search(sentence)
-        ):
-            return True
-    for match in _AUDIT_ERASED.finditer(text):
-        sentence = _sentence_around(text, match.start(), match.end())
-        if not _not_an_order(text, match.start()) and not _RETAINED.search(sentence):
-            return True
-    for match in _TRACES_ERASED.finditer(text):
-        sentence = _sentence_around(text, match.start(), match.end())
-        if (
-            _UNDER_INVESTIGATION.search(sentence)
-            and not _not_an_order(text, match.start())
-            and not _RETAINED.search(sentence)
-        ):
-            return True
-    if re.search(_HARD_CONTROL, text, re.IGNORECASE) and ordered(text, _IT_REMOVED) and (
+    if (
+        ordered_unless(text, _IMPERATIVE_WEAKENING, _KEPT_WHOLE, _RETAINED)
+        or ordered_unless(text, _AUDIT_ERASED, _RETAINED)
+        or ordered_unless(text, _TRACES_ERASED, _RETAINED, needs=_UNDER_INVESTIGATION)
+    ):
+        return True
+    if _HARD_CONTROL_NAMED.search(text) and ordered(text, _IT_REMOVED) and (
         _UNNOTICED.search(text) or _NOT_RECORDED.search(text)
     ):
         return True
@@ -742,12 +744,10 @@ def security_weakening(text: str) -> bool:
         return True
     if _STANDING_APPROVAL.search(text) and _HARD_WEAKENED.search(text):
         return True
-    for match in _WITHOUT_CONTROL.finditer(text):
-        # "support agents can refund up to $500 without approval": a limit
-        # below which a business lets its staff act, not a control removed
-        sentence = _sentence_around(text, match.start(), match.end())
-        if not _not_an_order(text, match.start()) and not _THRESHOLD.search(sentence):
-            return True
+    # "support agents can refund up to $500 without approval": a limit
+    # below which a business lets its staff act, not a control removed
+    if ordered_unless(text, _WITHOUT_CONTROL, _THRESHOLD):
+        return True
     for match in _WEAKENING.finditer(text):
         if _not_an_order(text, match.start()):
             continue
