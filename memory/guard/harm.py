@@ -328,6 +328,7 @@ _IMPERATIVE_WEAKENING = rx(
 # deletes is named by its age ("older than seven years")
 _AUDIT_ERASED = rx(
     rf"\b(?:clear|delete|remove|purge|wipe|erase|scrub|strip)\s+(?:the |its |their |your |any |all |those |these |his |her )?(?:\w+[- ]){{0,2}}(?:entries|records|lines|events|rows|traces)\s+(?:from|in|out of)\s+(?:the |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    rf"|\b(?:clear|delete|remove|purge|wipe|erase|scrub|strip)\s+(?:the |its |their |your |any |all |those |these |his |her )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}[- ](?:entries|records|lines|events|rows)\b"
     r"|\b(?:drop|truncate)\s+(?:table\s+)?(?:if exists\s+)?[\w.\"`]*audit\w*|\bdelete\s+from\s+[\w.\"`]*audit\w*"
 )
 # traces of an intrusion erased, or erased before those who would look at
@@ -527,6 +528,9 @@ _FORCE_PUSH_FOR_ALL = rx(
 # the text has said it is the audit one
 _TRAIL_STOPPED = rx(
     r"\b(?:stop|pause|halt|suspend|disable|delete|turn off|switch off)\w*\s+(?:the |its |all |every |any )?(?:[\w-]+ ){0,2}(?:trails?|flow logs?|audit (?:logs?|logging)|activity logs?)\b"
+    # the trail's entries deleted are records erased (``_AUDIT_ERASED``,
+    # where a retention age excuses them), not the trail stopped
+    r"(?![- ](?:entries|records|events|rows|lines)\b)"
 )
 # what someone asks for, right before it ("if an app team asks to stop a
 # trail, route it to Security", "when a user asks the bot to print …")
@@ -608,6 +612,11 @@ _PROD_SETTING_OFF = rx(
 )
 # the sentence keeps it off production ("only for local dev; never in prod")
 _KEPT_OFF_PROD = rx(r"\b(?:never|not|don't|do not|only (?:in|on|for) (?:local|dev|test))")
+# a setting switched off on one's own machine and kept out of what is shared
+# ("only in your local shell when debugging; never commit it")
+_KEPT_LOCAL = rx(
+    r"\bonly (?:in|on|for|inside|within) (?:your |a |the )?(?:own )?(?:local|dev\w*|test\w*|sandbox\w*|laptop|workstation|machine)\b"
+)
 
 
 # audit or log retention cut to nothing on a claimed approval
@@ -688,7 +697,7 @@ def security_weakening(text: str) -> bool:
     if _HARD_SETTING_OFF.search(text) and (
         _LEFT_OFF.search(text)
         or _STANDING_APPROVAL.search(text)
-        or re.search(_AGENTS, text, re.IGNORECASE)
+        or (re.search(_AGENTS, text, re.IGNORECASE) and not _KEPT_LOCAL.search(text))
         or any(p.search(text) for p in CONCEAL_HINTS)
     ):
         return True
