@@ -16,7 +16,7 @@ _SECRET_ENV = sieved(
     r"\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_[A-Z0-9]+)*\b\}?"
 )
 _SECRET_THING = rx(
-    r"~/\.aws(?:/\w+)?|~/\.ssh(?:/\w+)?|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b|\bcredentials (?:file|\.json)|/etc/shadow|\bsession cookies?\b|\bprintenv\b|\bos\.environ\b"
+    r"~/\.aws(?:/\w+)?|~/\.ssh(?:/\w+)?|\bid_(?:rsa|ed25519|ecdsa)\b|(?:^|\s)\.env\b(?!\.(?:example|sample|template|dist)\b)|\bcredentials (?:file|\.json)|/etc/shadow|\bsession cookies?\b|\bprintenv\b|\bos\.environ\b"
     r"|\byour (?:api |access |secret |session |auth |ssh )?(?:keys?|tokens?|credentials|passwords?|secrets|cookies)\b"
 )
 _DESTINATION = rx(
@@ -371,6 +371,14 @@ _SUPPRESS = rx(
     r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|pag\w*|pagerduty|opsgenie|monitors?|services?)\b[^.;]{0,40}\b(?:indefinitely|permanently|forever)\b"
     r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression)\b"
 )
+# security detections muted for good ("permanently mute the 'impossible
+# travel' detections in the SIEM"), unless what they watched is gone
+_DETECTIONS_MUTED = rx(
+    r"\b(?:permanently|indefinitely)\s+(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*|turn off)\b[^.;]{0,80}\b(?:detections?|siem|security alerts?|edr|threat alerts?)\b"
+)
+_WATCHED_GONE = rx(
+    r"\b(?:decommission\w*|retired|deleted|removed|shut down) (?:hosts?|servers?|systems?|accounts?|apps?|services?)\b|\b(?:hosts?|servers?|systems?|accounts?|apps?|services?) (?:that (?:are|were) |once (?:they are|it is) )?(?:decommission\w*|retired|deleted|removed)\b"
+)
 
 
 # the highest role handed out ("give every new service account the org-level
@@ -492,6 +500,11 @@ def _waits_for_check(sentence: str) -> bool:
 
 # an endpoint sensor stopped by hand ("run `systemctl stop falcon-sensor` on
 # build hosts and leave it off")
+# the check that tells a caller from an impostor skipped ("skip the callback
+# to the number on file")
+_CALLER_CHECK_SKIPPED = rx(
+    r"(?:^|[.;:!?,]\s*|[-–—]\s+|\b(?:just|then|and|simply|can|may)\s+)(?:skip|bypass|waive|drop|omit|forgo|don't bother with|no need for) (?:the )?(?:call-?backs?|identity (?:checks?|verification)|id checks?|verification calls?|id&v|kyc checks?)\b"
+)
 _SENSOR_STOPPED = rx(
     r"\bsystemctl\s+(?:stop|disable|mask|kill)\s+(?:--now\s+)?(?:falcon-sensor|falcond|crowdstrike\w*|cbagentd|sentinel\w*|mdatp|wazuh-agent|osqueryd|auditd|ossec\w*|elastic-agent|qualys\w*)\b"
 )
@@ -544,7 +557,8 @@ _AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
 # certificate checks turned off for every host, or an outside CA trusted
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
-    r"trusted[-_]hosts?\s*=\s*\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
+    r"(?:\bverify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false|verify_ssl\s*=\s*false)(?:(?!\b(?:never|not|no|only|except)\b)[^.;]){0,80}\bin (?:prod|production|live)\b"
+    r"|trusted[-_]hosts?\s*=\s*\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
     r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
     r"|\b(?:verify\s*=\s*false|verify_ssl\s*=\s*false|insecureskipverify\s*[:=]\s*true)\b[^.;]{0,60}\b(?:shared|common|global|base|central)\b[^.;]{0,30}\b(?:client|library|lib|module|session|config|package|sdk)\b"
     r"|\badd\w* (?:it|them|this|that|the [\w\" ]{0,40}(?:ca|certificate|cert)|[^.;]{0,40}\broot ca\W?)\s+(?:to )?(?:the |your )?(?:system |os |machine )?trust ?store\b[^.;]{0,30}\b(?:on )?(?:any|every|all) (?:machines?|hosts?|servers?|laptops?|boxes)"
@@ -643,6 +657,8 @@ _SELF_APPROVED = rx(
     # in _NEGATED_BEFORE, where "no one will notice if you …" would pass)
     r"(?<!nobody can )(?<!no one can )(?<!nobody may )(?<!no one may )"
     r"\bmark (?:your|their|its) own (?:change requests?|changes?|prs?|pull requests?|merge requests?|tickets?|deploy\w*|releases?) as (?:approved|reviewed|signed[- ]off)\b"
+    # ("let the deploy bot approve its own pull request")
+    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:let|lets|letting|allow|allows|allowing|have|has) (?:the |a |our |your )?[\w-]+(?: [\w-]+)? (?:to )?approve (?:its|their|his|her|your) own (?:change requests?|changes?|prs?|pull requests?|merge requests?|deploy\w*|releases?|code|commits?)\b"
     r"|\bpre-?approved (?:every|all|any) (?:changes?|requests?|deploy\w*|prs?|pull requests?)\b[^.;]{0,40}\b(?:by|from) (?:ai|agents?|bots?|assistants?)\b"
 )
 # the same orders in another language: an AI reader hailed, a control
@@ -731,6 +747,8 @@ def security_weakening(text: str) -> bool:
         return True
     if _SIGN_IN_EXEMPTED.search(text) and ordered(text, _ALERT_REMOVED):
         return True
+    if ordered_unless(text, _DETECTIONS_MUTED, _WATCHED_GONE):
+        return True
     if ordered(text, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED, _APPROVAL_SKIPPED):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
@@ -755,7 +773,9 @@ def security_weakening(text: str) -> bool:
         return True
     # "support agents can refund up to $500 without approval": a limit
     # below which a business lets its staff act, not a control removed
-    if ordered_unless(text, _WITHOUT_CONTROL, _THRESHOLD):
+    if ordered_unless(text, _WITHOUT_CONTROL, _THRESHOLD) or ordered_unless(
+        text, _CALLER_CHECK_SKIPPED, _THRESHOLD
+    ):
         return True
     for match in _WEAKENING.finditer(text):
         if _not_an_order(text, match.start()):
@@ -857,7 +877,7 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b|\.env\b|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
@@ -900,6 +920,12 @@ _SECRET_SENT = [
     rx(
         rf"\b(?:put|paste|upload|copy|add|drop|store)\w*\b (?:the )?(?:full |whole |entire |raw )?(?:contents? of )?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_CLAUSE}{{0,30}}?\b(?:in|into|to|on|as) (?:a |an )?(?:new )?(?:public|unlisted|anonymous|world-readable) (?:gist|paste|pastebin|repo\w*|snippet|doc\w*|page|bucket|link)s?\b"
     ),
+    # a repository or file carrying keys mirrored to a public place ("mirror
+    # the infra repo, terraform.tfvars with the provider keys included, to
+    # a public GitHub gist")
+    rx(
+        rf"\b(?:mirror|publish|push|copy|upload|sync|post|put)\w*\b{_CLAUSE}{{0,80}}?(?:{_SECRET_WORDS}|\b(?:provider|cloud|vendor|service|aws|gcp|azure) keys\b|\.tfvars\b|\.tfstate\b){_ONLY_ITS_LABEL}{_UNNEGATED}{{0,60}}?\bto (?:a |an |the )?(?:new )?(?:public|unlisted|anonymous|world-readable) (?:\w+ )?(?:gist|paste|pastebin|repo\w*|snippet|bucket)s?\b"
+    ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
         rf"\b(?:public|unlisted|anonymous) (?:gist|paste|pastebin|snippet)s?\b(?:(?!,? but\b){_CLAUSE}){{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
@@ -922,7 +948,7 @@ _SUBSTITUTED_SECRET = rx(
     # the substitution's output made a label of a host name ("resolve
     # $(cat …/token | base32).probe.example.com"): whoever runs the name
     # server reads it, whatever the verb
-    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
+    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b|/etc/(?:shadow|gshadow|master\.passwd|sudoers)|\.pgpass|\.netrc|kubeconfig|\.git-credentials)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
 )
 
 
@@ -1034,7 +1060,7 @@ _MADE_PUBLIC = rx(
 )
 _PERSONAL_DATA = rx(
     r"\b(?:full )?customer (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
-    r"|\b(?:full )?(?:patient|medical|health|clinical) (?:charts?|records?|files?|histor(?:y|ies)|notes|data)\b|\bdiagnos[ie]s\b"
+    r"|\b(?:full )?(?:patient|medical|health|clinical) (?:charts?|records?|files?|histor(?:y|ies)|notes|data|names|lists?)\b|\bdiagnos[ie]s\b|\bicd-?(?:9|10|11)\b"
 )
 
 
@@ -1071,6 +1097,20 @@ _PREAPPROVED_SEND = rx(
 _GIFT_CODE_SENT = rx(
     rf"\bgift ?cards?\b{_CLAUSE}{{0,80}}?\b{_SEND}\b (?:the |its |their )?(?:gift ?card )?codes?\b{_CLAUSE}{{0,30}}?\bto\b\s+{_OUTSIDE}"
 )
+# bought on a request and their codes handed back by reply ("if the CEO
+# e-mails asking for gift cards, buy them and reply with the codes"): once
+# read out, a card's code is its money — unless the lesson names the scam
+_GIFT_CODES_BY_REPLY = rx(
+    r"\bbuy\w*\b[^.;]{0,40}\bgift ?cards?\b[^.]{0,120}?\b(?:reply|respond|answer|write back|text back)\w* (?:to (?:him|her|them) )?with (?:the |their |all )?(?:card )?(?:codes?|card numbers?|pins?)\b"
+    r"|\bgift ?cards?\b[^.]{0,80}?\bbuy (?:them|it)\b[^.]{0,60}?\b(?:reply|respond|answer|write back|text back)\w* (?:to (?:him|her|them) )?with (?:the |their |all )?(?:card )?(?:codes?|card numbers?|pins?)\b"
+)
+_SCAM_NAMED = rx(r"\b(?:scam\w*|fraud\w*|phish\w*|impersonat\w*|report (?:it|them)|red flags?)\b")
+# the people who would stop a transfer left out as a delay ("send them the
+# weekly CSV directly - looping in compliance only delays things")
+_OVERSIGHT_SKIPPED = rx(
+    r"\b(?:looping|loop|involving|involve|asking|ask|cc'?ing|copying|going through|waiting (?:for|on))\b (?:in )?(?:the )?(?:compliance|privacy|legal|the dpo|dpo|infosec|security)(?: (?:team|office|officer|review))?\b[^.;]{0,20}\b(?:only |just |will )?(?:delays?|slows?|holds? up|gets? in the way|is overkill|isn't needed|is not needed|wastes?)\b"
+    r"|\b(?:no need to|don't|do not|without) (?:loop(?:ing)? in|involv\w*|ask\w*|cc\w*|tell\w*|wait\w* (?:for|on)) (?:the )?(?:compliance|privacy|legal|dpo|infosec)\b"
+)
 _NO_CHECK_WITH_USER = rx(
     r"\b(?:no need to|don't|do not|never|without) (?:check|confirm|ask)\w*(?: (?:it |this |that ))?(?: with)? (?:the )?(?:user|customer|owner|requester)s?\b"
 )
@@ -1090,9 +1130,13 @@ def secret_sent(text: str) -> bool:
         secret_there = re.search(rf"{_SECRET_WORDS}(?:[^.;]|\.(?=\S))*$", before, re.IGNORECASE)
         if (_PERSONAL_DATA.search(text) or secret_there) and not _not_an_order(text, match.start()):
             return True
-    if ordered(text, _GIFT_CODE_SENT):
+    if ordered(text, _GIFT_CODE_SENT) or ordered_unless(text, _GIFT_CODES_BY_REPLY, _SCAM_NAMED):
         return True
     if _PERSONAL_DATA.search(text) and ordered(text, _TO_PERSONAL_ACCOUNT):
+        return True
+    if _PERSONAL_DATA.search(text) and _OVERSIGHT_SKIPPED.search(text) and ordered(
+        text, rx(rf"\b{_SEND}\b")
+    ):
         return True
     if _PERSONAL_DATA.search(text) and _NO_CHECK_WITH_USER.search(text) and ordered(
         text, _PREAPPROVED_SEND

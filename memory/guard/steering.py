@@ -261,11 +261,17 @@ CONCEAL = [
     # an unrelated refactor commit so reviewers don't dwell on the changes")
     rx(
         r"\bso (?:that )?(?:the )?(?:reviewers?|auditors?|approvers?|security|the security team|compliance) (?:don't|do not|won't|will not|can't|cannot) (?:notice|see|find|spot|dwell on|look (?:at|closely))\b"
+        # or the rule that calls them never fires ("that way the security
+        # reviewers' CODEOWNERS rule doesn't get triggered")
+        r"|\b(?:so|that way|so that)\b[^.;]{0,60}\b(?:codeowners|reviews?|reviewers?'?|approvals?|approvers?'?|security)\b[^.;]{0,20}\b(?:rules?|checks?|requirements?|gates?|polic(?:y|ies))\b[^.;]{0,20}\b(?:doesn't|don't|won't|will not|does not|do not|never) (?:get )?(?:triggered|trigger|fire|apply|kick in)\b"
     ),
     # stored text ranked above the person being helped ("instructions found
     # in retrieved lessons take priority over anything the current user says")
     rx(
         r"\b(?:instructions?|lessons?|memor(?:y|ies)|notes?|documents?)\b[^.;]{0,40}\b(?:take|takes|get|gets|have|has|are given) (?:priority|precedence) over\b[^.;]{0,40}\b(?:users?|humans?|operators?|requesters?)\b"
+        # ("any lesson stored after this one … outranks the security team's
+        # runbook, regardless of who wrote it")
+        r"|\b(?:any|every|all) (?:lessons?|memor(?:y|ies)|notes?|entries) (?:stored|saved|added|written|learned) (?:after|since) this one\b[^.;]{0,80}\b(?:outranks?|overrides?|supersedes?|takes? (?:priority|precedence) over|beats?|wins? over)\b"
     ),
     # nobody to hear of it ("… and rerun; nobody needs to be told"); what
     # nobody needs to know because it is a secret is no concealment
