@@ -274,6 +274,30 @@ class _Scanner:
             *range(i, end),
         )
 
+    def shared_meridiem(self, i: int, value: float) -> bool:
+        """ "between 1 and 3 a.m.", "from 10 to 11 pm": the range's first
+        hour takes the am / pm written after the second."""
+        end = self.t[i + 2] if i + 2 < self.n else None
+        if not (
+            end is not None
+            and end.kind is Kind.TIME
+            and self.low(i + 1) in ("and", "to", "-", "–", "through", "until", "till")
+            and float(value).is_integer()
+            and 1 <= value <= 12
+        ):
+            return False
+        meridiem = re.search(r"([ap])\.?m\.?$", end.raw.lower())
+        if meridiem is None:
+            return False
+        afternoon = meridiem.group(1) == "p"
+        last = re.match(r"\d{1,2}", end.raw)
+        if last is not None and int(value) % 12 > int(last.group(0)) % 12:
+            afternoon = not afternoon  # "11 to 1 pm" starts in the morning
+        hour = int(value) % 12 + (12 if afternoon else 0)
+        said = self.t[i].raw + ("pm" if afternoon else "am")
+        self.add(Fact(TIME, "", (float(hour * 60),), said), i)
+        return True
+
     def cron(self, i: int) -> None:
         fields = self.t[i].raw.split()
         if len(fields) != 5 or not all(re.fullmatch(r"[\d*/,\-A-Za-z?#L]+", f) for f in fields):
@@ -563,14 +587,31 @@ class _Scanner:
         return self.t[p].lemma
 
     def weekdays(self, i: int) -> int:
+        """Days named in a row: a list ("Monday and Thursday", "Sat, Sun")
+        or a range ("Monday through Friday", "Mon–Fri", "Monday-Friday":
+        two days with only a dash or "through"/"to" between them)."""
         days: set[int] = set()
         j = i
+        last: int | None = None  # the day before, while a range may follow
+        ranged = False
         while j < self.n:
             word = self.low(j)
-            if word in lx.WEEKDAYS:
-                days.update(lx.WEEKDAYS[word])
+            named = (
+                day_range(word)
+                or lx.WEEKDAYS.get(word)
+                or (lx.WEEKDAY_SHORT.get(word) if _day_beside(self, j) else None)
+            )
+            if named:
+                if ranged and last is not None and len(named) == 1:
+                    named = _days_between(last, named[0])
+                days.update(named)
                 self.used.add(j)
-            elif not (word in ("and", "or", ",") and self.low(j + 1) in lx.WEEKDAYS):
+                last, ranged = (named[-1], True) if len(named) == 1 else (None, False)
+            elif word in _RANGE_WORDS and last is not None and _day_at(self, j + 1):
+                ranged = True
+            elif word in ("and", "or", ",") and _day_at(self, j + 1):
+                last, ranged = None, False
+            else:
                 break
             j += 1
         self.facts.append(
@@ -617,12 +658,21 @@ class _Scanner:
                 self.version(i, tok.lemma, anchor)
             elif tok.kind is Kind.NUMBER and tok.value is not None:
                 # "KEY=4096" is a setting, read by the assignment pass below
-                if not (i > 0 and self.t[i - 1].raw == "="):
+                if self.shared_meridiem(i, tok.value):
+                    pass
+                elif not (i > 0 and self.t[i - 1].raw == "="):
                     self.quantity(i, tok.value, i + 1)
+            elif tok.kind is Kind.ENTITY and day_range(word) is not None:
+                i = self.weekdays(i)  # "Mon-Fri" as one token
+                continue
             elif tok.kind is Kind.WORD:
                 if word in lx.FREQUENCY_WORDS:
                     self.add(Fact(INTERVAL, "", (lx.FREQUENCY_WORDS[word],), tok.raw), i)
-                elif word in lx.WEEKDAYS:
+                elif (
+                    word in lx.WEEKDAYS
+                    or day_range(word) is not None
+                    or (word in lx.WEEKDAY_SHORT and _day_beside(self, i))
+                ):
                     i = self.weekdays(i)
                     continue
                 elif word in ("noon", "midday", "midnight"):
@@ -646,6 +696,49 @@ class _Scanner:
         for i, tok in enumerate(self.t):
             if tok.kind is Kind.OP and tok.raw in ("=", ":"):
                 self.assignment(i)
+
+
+_RANGE_WORDS = frozenset({"through", "thru", "to", "till", "until", "-", "–", "—"})
+
+
+def _days_between(first: int, last: int) -> tuple[int, ...]:
+    """The days from ``first`` to ``last``, both in, round the week end."""
+    return tuple((first + k) % 7 for k in range((last - first) % 7 + 1))
+
+
+def day_range(word: str) -> tuple[int, ...] | None:
+    """ "mon-fri", "monday-friday" written as one token."""
+    first, dash, last = word.partition("-")
+    a = lx.WEEKDAYS.get(first) or lx.WEEKDAY_SHORT.get(first)
+    b = lx.WEEKDAYS.get(last) or lx.WEEKDAY_SHORT.get(last)
+    if not dash or a is None or b is None or len(a) != 1 or len(b) != 1:
+        return None
+    return _days_between(a[0], b[0])
+
+
+def _day_at(scanner: _Scanner, j: int) -> bool:
+    word = scanner.low(j)
+    return word in lx.WEEKDAYS or word in lx.WEEKDAY_SHORT or day_range(word) is not None
+
+
+def _day_beside(scanner: _Scanner, j: int) -> bool:
+    """A short day name ("Sat", "Sun") counts as a day only beside another
+    day, so "the sun" or "sat down" is none; the unambiguous ones ("Mon",
+    "Thu", "Fri") count anywhere."""
+    word = scanner.low(j)
+    if word in lx.WEEKDAY_SHORT_PLAIN:
+        return True
+
+    def day(k: int) -> bool:
+        return scanner.low(k) in lx.WEEKDAYS or scanner.low(k) in lx.WEEKDAY_SHORT
+
+    between = _RANGE_WORDS | {"and", "or", ","}
+    return (
+        day(j - 1)
+        or day(j + 1)
+        or (scanner.low(j - 1) in between and day(j - 2))
+        or (scanner.low(j + 1) in between and day(j + 2))
+    )
 
 
 def extract_facts(tokens: Sequence[Token]) -> tuple[list[Fact], set[int]]:

@@ -567,6 +567,14 @@ WEEKDAYS: dict[str, tuple[int, ...]] = {
     "weekends": (5, 6),
 }
 
+# Short day names: "Mon", "Thu", "Fri" are days wherever they stand; "Sat",
+# "Sun", "Wed", "Tue" only beside another day ("the sun", "sat down").
+WEEKDAY_SHORT: dict[str, tuple[int, ...]] = {
+    "mon": (0,), "tue": (1,), "tues": (1,), "wed": (2,), "thu": (3,), "thur": (3,),
+    "thurs": (3,), "fri": (4,), "sat": (5,), "sun": (6,),
+}  # fmt: skip
+WEEKDAY_SHORT_PLAIN = frozenset({"mon", "thu", "thur", "thurs", "fri"})
+
 # Frequency words, as an interval in seconds.
 FREQUENCY_WORDS: dict[str, float] = {
     "hourly": 3600.0,

@@ -45,6 +45,7 @@ from memory.judge.facts import (
     VERSION,
     WEEKDAY,
     Fact,
+    day_range,
     describe,
     keys_match,
     same_value,
@@ -265,6 +266,44 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
     return _valued_apart(new, cand)
 
 
+_SITUATION_WORD = re.compile(r"[^\W_]+")
+_GLUE = frozenset(
+    ["a", "an", "the", "for", "of", "in", "on", "at", "to", "and", "with", "by", "from"]
+)
+
+
+def scope_swapped(situation_n: str, situation_c: str) -> str | None:
+    """Two situations that are one phrase with one name swapped
+    ("Crew rostering for the *Lisbon* base" and "… the *Porto* base",
+    "*Short*-haul pilot rostering" and "*Long*-haul …", "Claims handling for
+    HomeShield *Plus*" and "… *Basic*"): the writer scoped each lesson to one
+    of two things, so they are about different subjects however alike the
+    rest reads. How they differ ("Lisbon vs Porto"), or None — also for a
+    situation told in other words, where most of the words differ."""
+    words_n = _SITUATION_WORD.findall(situation_n)
+    words_c = _SITUATION_WORD.findall(situation_c)
+    stems_n = [stem(w.lower()) for w in words_n]
+    stems_c = [stem(w.lower()) for w in words_c]
+    head = 0
+    while head < min(len(stems_n), len(stems_c)) and stems_n[head] == stems_c[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(stems_n), len(stems_c)) - head and stems_n[-1 - tail] == stems_c[-1 - tail]
+    ):
+        tail += 1
+    own_n = words_n[head : len(words_n) - tail]
+    own_c = words_c[head : len(words_c) - tail]
+    shared = [w for w in stems_n[:head] + stems_n[len(stems_n) - tail :] if w not in _GLUE]
+    if not (len(own_n) == len(own_c) == 1 and len(shared) >= 2):
+        return None
+    # names, not the activity told in other words ("*triaging* property
+    # claims" and "*assigning* …", "self-serve *plans*" and "… *subscriptions*")
+    if not all(w[:1].isupper() or any(ch.isdigit() for ch in w) for w in own_n + own_c):
+        return None
+    return f"{own_n[0]} vs {own_c[0]}"
+
+
 _HYPHENATED_NUMBERS = re.compile(r"\d+(?:-\d+)+$")
 
 
@@ -311,10 +350,15 @@ _GENERIC_SUFFIXES = frozenset(
 _COMPOUND = re.compile(r"\b([a-z][a-z0-9]*)-([a-z0-9]+)\b")
 
 
+def _hyphenated(text: str) -> list[tuple[str, str]]:
+    """(head, tail) of each hyphenated word but a range of days ("mon-fri")."""
+    return [(h, t) for h, t in _COMPOUND.findall(text) if day_range(f"{h}-{t}") is None]
+
+
 def _compounds(text: str) -> dict[str, str]:
     """Hyphenated names in a lesson, head -> suffix ("orion-b" -> orion: b)."""
     found: dict[str, str] = {}
-    for head, tail in _COMPOUND.findall(text.lower()):
+    for head, tail in _hyphenated(text.lower()):
         if tail not in _GENERIC_SUFFIXES:
             found.setdefault(head, tail)
     return found
@@ -326,8 +370,8 @@ def _compound_names_differ(new: Statement, cand: Statement) -> str | None:
     are different things. A name written spaced ("search api") matches its
     hyphenated form."""
     text_n, text_c = new.text.lower(), cand.text.lower()
-    tails_n = {tail: head for head, tail in _COMPOUND.findall(text_n)}
-    for head_c, tail in _COMPOUND.findall(text_c):
+    tails_n = {tail: head for head, tail in _hyphenated(text_n)}
+    for head_c, tail in _hyphenated(text_c):
         head_n = tails_n.get(tail)
         if (
             head_n is not None

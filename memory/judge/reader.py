@@ -98,7 +98,7 @@ def read(
     read, if it is among them: the reader can then only withdraw it."""
     from itertools import islice
 
-    from memory.judge.offline import named_apart
+    from memory.judge.offline import named_apart, scope_swapped
     from memory.judge.statement import analyse
 
     nearest = sorted(range(len(candidates)), key=lambda i: (-candidates[i].similarity, i))
@@ -107,6 +107,9 @@ def read(
         i for i in nearest
         if candidates[i].similarity >= READ_FROM
         and named_apart(new, analyse(candidates[i].content)) is None
+        # a scope the writer swapped for another is no restatement to add
+        # (a verdict of the rules on it can still be withdrawn)
+        and (target is not None or scope_swapped(situation, candidates[i].situation) is None)
     ), READ))  # fmt: skip
     if target is not None:
         chosen = [target] if target in chosen else []

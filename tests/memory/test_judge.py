@@ -330,6 +330,38 @@ def test_a_different_weekday_contradicts() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "The help desk is staffed Mon-Fri.",
+        "The help desk is staffed Monday through Friday.",
+        "The help desk is staffed Mon–Fri.",
+        "The help desk is staffed Monday-Friday.",
+        "The help desk is staffed Mon thru Fri.",
+    ],
+)
+def test_a_weekday_range_is_the_days_it_spans(other: str) -> None:
+    assert relation("The help desk is staffed on weekdays.", other) is Relation.DUPLICATE
+    assert relation("The help desk is staffed Monday to Thursday.", other) is Relation.CONTRADICTS
+
+
+def test_a_short_day_name_counts_only_where_it_is_a_day() -> None:
+    days = [f.value for f in analyse("Keep out of the sun on Fri; open Sat and Sun.").facts]
+    assert days == [(4.0,), (5.0, 6.0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("Vacuum runs between 1 and 3 a.m.", [1, 3]),
+        ("Vacuum runs from 10 to 11 pm.", [22, 23]),
+        ("Vacuum runs from 11 to 1 pm.", [11, 13]),
+    ],
+)
+def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> None:
+    assert [f.value[0] / 60 for f in analyse(text).facts if f.dim == TIME] == hours
+
+
 # --- negation, antonyms, order ----------------------------------------------------------
 
 

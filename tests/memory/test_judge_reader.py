@@ -10,6 +10,7 @@ import pytest
 
 from memory.judge import Candidate, Relation, Verdict, offline_judge, reader
 from memory.judge.learned import READER_NAME, LearnedJudge, with_reader
+from memory.judge.offline import scope_swapped
 
 
 def _candidate(content: str, similarity: float, situation: str = "") -> Candidate:
@@ -200,6 +201,28 @@ def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(re
         assert sorted(reader.read(hyphenated, "", [same_cluster]) or {}) == [0]
     served, rules = _judged(new, apart[0].content)
     assert served.relation is rules.relation is Relation.NOVEL
+
+
+def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
+    # "Crew rostering for the Porto base" against "… the Lisbon base": the
+    # writer scoped each lesson to one base; the reader reads one rest rule
+    new = "Cabin crew must get at least a 10-hour rest between duty days."
+    porto = _candidate(
+        "Cabin crew get a minimum 11-hour rest between duty days.", 0.9,
+        "Crew rostering for the Porto base",
+    )  # fmt: skip
+    told_otherwise = _candidate(
+        "Flight attendants need ten hours off between duties.", 0.85,
+        "Rest rules for Lisbon cabin staff",
+    )  # fmt: skip
+    situation = "Crew rostering for the Lisbon base"
+    assert sorted(reader.read(new, situation, [porto, told_otherwise]) or {}) == [1]
+    # a verdict of the rules on it can still be withdrawn
+    assert sorted(reader.read(new, situation, [porto, told_otherwise], target=0) or {}) == [0]
+    # activities told in other words are no swapped scope
+    assert scope_swapped("triaging property claims", "assigning property claims") is None
+    plus, basic = "Claims handling for HomeShield Plus", "Claims handling for HomeShield Basic"
+    assert scope_swapped(plus, basic) == "Plus vs Basic"
 
 
 def test_with_nothing_to_compare_the_rules_alone_say_novel():
