@@ -671,6 +671,13 @@ def read_pair(
         return Reading(Relation.NOVEL, 0.6, "saying something else", details)
     if w_only_n >= NEW_CONTENT_NOT_DUPLICATE:
         return Reading(Relation.NOVEL, 0.6, "narrower than this lesson", details)
+    negated = _negated_alone(new, cand, lemmas_c) or _negated_alone(cand, new, lemmas_n)
+    if negated is not None and (coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85):
+        # "Don't clear the Gradle cache" against "Always wipe it": one lesson
+        # forbids what the other never names, in words of its own — no
+        # restatement to fold, perhaps the opposite order
+        reason = f"perhaps contradicting, not surely (not {negated})"
+        return Reading(Relation.NOVEL, 0.5, reason, details)
     if coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85:
         confidence = (
             0.5
@@ -682,6 +689,18 @@ def read_pair(
         reason = "same subject and facts" + (f" ({'; '.join(facts.agree)})" if facts.agree else "")
         return Reading(Relation.DUPLICATE, _clip(confidence, 0.5, 0.97), reason, details)
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
+
+
+def _negated_alone(st: Statement, other: Statement, other_lemmas: set[str]) -> str | None:
+    """A word ``st`` negates ("don't *clear*", "never *vent*") that the other
+    lesson never uses, where the other negates nothing: how it is said, or
+    None."""
+    if any(-1 in signs for signs in other.signs.values()):
+        return None
+    for lem, signs in st.signs.items():
+        if signs == {-1} and lem not in other_lemmas and lem not in st.entities:
+            return st.say(lem)
+    return None
 
 
 def pair_evidence(

@@ -365,6 +365,17 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
 # --- negation, antonyms, order ----------------------------------------------------------
 
 
+def test_a_lesson_that_forbids_what_the_other_orders_in_other_words_is_no_restatement() -> None:
+    # "clear" and "wipe" are not one word to the rules; the negation still
+    # stands between the two lessons
+    verdict = judge(
+        "Always wipe the Gradle cache before a release build.",
+        cand("Don't clear the Gradle cache before release builds; reuse it.", 0.9),
+    )
+    assert verdict.relation is Relation.NOVEL
+    assert "perhaps contradicting" in verdict.rationale
+
+
 @pytest.mark.parametrize(
     ("content", "other"),
     [
