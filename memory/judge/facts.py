@@ -88,6 +88,11 @@ class Fact:
     bound: int = 0  # -1 "under 25", +1 "over 25", 0 a plain value
 
 
+def _unit_of(f: Fact) -> str:
+    """The unit a measure was written in ("1.8 m" -> "m")."""
+    return f.text.rsplit(" ", 1)[-1].lower()
+
+
 def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
@@ -119,6 +124,14 @@ def same_value(a: Fact, b: Fact) -> bool:
         return a.label == b.label
     if a.dim == WEEKDAY:
         return a.value == b.value
+    if a.dim == QUANTITY and a.key == b.key == "[temperature]" and len(a.value) == len(b.value):
+        # one scale converted to the other is rounded to whole degrees
+        # ("36-46 °F" is "2-8 °C"): within half a degree Celsius
+        return all(abs(x - y) <= 0.5 for x, y in zip(a.value, b.value, strict=True))
+    if a.dim == QUANTITY and _unit_of(a) != _unit_of(b) and len(a.value) == len(b.value):
+        # so is a measure converted to other units ("88.5 ft-lb" for "120 N·m",
+        # "6 ft" for "1.8 m"): within 2 %
+        return all(math.isclose(x, y, rel_tol=0.02) for x, y in zip(a.value, b.value, strict=True))
     return len(a.value) == len(b.value) and all(
         _close(x, y) for x, y in zip(a.value, b.value, strict=True)
     )
@@ -200,6 +213,7 @@ class _Scanner:
         self.facts: list[Fact] = []
         self.used: set[int] = set()
         self.lemmas = {tok.lemma for tok in tokens}
+        self.words = {_low(tok) for tok in tokens}
 
     # helpers ---------------------------------------------------------------
 
@@ -445,6 +459,8 @@ class _Scanner:
             if "." in raw_start.raw and name is not None:
                 self.version(start, raw_start.raw, name)
                 return
+        if unit == "m" and self.words & lx.LENGTH_CUES:
+            unit = "metre"  # "pallets no higher than 1.8 m"
         if unit in lx.DURATION_UNITS and (unit not in _BARE_LETTER_UNITS or is_digit):
             seconds = value * lx.DURATION_UNITS[unit]
             j += 1

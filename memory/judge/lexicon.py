@@ -495,8 +495,15 @@ PINT_UNITS: dict[str, str] = {
     "meter": "m", "meters": "m", "ml": "ml", "l": "l", "litre": "l", "litres": "l",
     "liter": "l", "liters": "l", "degc": "degC", "degf": "degF", "w": "W", "kw": "kW",
     "mw": "MW", "kwh": "kWh", "mwh": "MWh", "v": "V", "kv": "kV", "hz": "Hz", "khz": "kHz",
-    "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph",
+    "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph", "newtonmetre": "N*m",
+    "footpound": "ft*lbf",
 }  # fmt: skip
+# Words that make a bare "m" a metre, not a minute ("1.8 m in height").
+LENGTH_CUES: frozenset[str] = frozenset(
+    {"height", "high", "tall", "wide", "width", "length", "distance", "depth", "deep",
+     "clearance", "radius", "diameter", "span", "elevation", "altitude", "headroom", "cm",
+     "mm", "km", "ft", "feet", "metres", "meters", "inches", "apart", "away"}
+)  # fmt: skip
 
 # Currency codes the text pass writes after an amount (memory.judge.text).
 CURRENCY_CODES: frozenset[str] = frozenset(

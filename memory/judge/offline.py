@@ -331,7 +331,9 @@ def _naming_frequencies(st: Statement) -> list[Fact]:
         temperature = f.dim == QUANTITY and f.key == "[temperature]"  # "the -80 °C freezer"
         if not (frequency or temperature):
             continue
-        after = st.tokens[f.pos + 1] if 0 <= f.pos < len(st.tokens) - 1 else None
+        # the word after the fact's own words ("-80 degc *freezer*")
+        end = f.pos + len(f.text.split())
+        after = st.tokens[end] if f.pos >= 0 and end < len(st.tokens) else None
         if (
             after is not None
             and after.kind is Kind.WORD
@@ -514,12 +516,27 @@ def _order_relation(new: Statement, cand: Statement) -> str | None:
     return None
 
 
+# Words that say what kind of statement a lesson is, not what it is about:
+# "Line 2 hub bolts: torque *spec* is 140 Nm" is about the hub bolts
+_GENERIC_SUBJECT_WORDS = frozenset(
+    stem(w)
+    for w in (
+        "spec", "specs", "specification", "specifications", "policy", "policies", "rule",
+        "rules", "requirement", "requirements", "standard", "standards", "guideline",
+        "guidelines", "procedure", "procedures", "ops", "operations", "process", "program",
+        "programme", "practice", "practices", "term", "terms",
+    )
+)  # fmt: skip
+
+
 def _own_subject_words(st: Statement, other_lemmas: set[str]) -> list[str]:
     """Distinctive words of the lesson's subject that the other lesson never uses."""
     return sorted(
         w
         for w in st.subject_words
-        if w not in other_lemmas and st.content.get(w, 0.0) >= WEIGHT_CONTENT
+        if w not in other_lemmas
+        and st.content.get(w, 0.0) >= WEIGHT_CONTENT
+        and w not in _GENERIC_SUBJECT_WORDS
     )
 
 

@@ -209,8 +209,10 @@ _HOUR_WORDS = {
 
 
 def _count(word: str) -> int:
-    """"5" or "five" (up to twelve) as a number."""
+    """ "5" or "five" (up to twelve) as a number."""
     return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
+
+
 _HOUR = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _DAY_PART = r"(?:\s?o'clock)?(?: in the (morning|afternoon|evening)| at (night)|\s?([ap])\.?m\b\.?)"
 _MONEY_CODES = (("£", "gbp"), ("pound", "gbp"), ("gbp", "gbp"), ("€", "eur"), ("euro", "eur"))
@@ -230,7 +232,7 @@ def _clock(hour: str, minute: int, part: str) -> str:
 
 
 def _spoken_times(t: str) -> str:
-    """"half past five in the afternoon" -> "17:30", "quarter to nine in the
+    """ "half past five in the afternoon" -> "17:30", "quarter to nine in the
     morning" -> "8:45", "seven o'clock in the evening" -> "19:00"; without a
     part of the day the hour is ambiguous and left as written."""
     t = re.sub(
@@ -255,7 +257,7 @@ def _spoken_times(t: str) -> str:
 
 
 def _spoken_fractions(t: str) -> str:
-    """"half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
+    """ "half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
     "0.75 hour", "a day and a half" -> "1.5 day", "a fortnight" -> "14 days"."""
     t = re.sub(r"\b(?:a|one) fortnight\b", "14 days", t, flags=re.IGNORECASE)
     t = re.sub(
@@ -275,6 +277,11 @@ def _spoken_fractions(t: str) -> str:
     return re.sub(
         rf"\b(?:an?|one) {_FRACTION_UNITS} and a half\b", r"1.5 \1", t, flags=re.IGNORECASE
     )
+
+
+# a range's dash, written out so that the unit given to its first end stays
+# a word of its own ("2-8 degc" -> "2 degc to 8 degc", not "degc-8")
+_JOINED = {"-": " to ", "\u2013": " to "}
 
 
 def normalise_values(text: str) -> str:
@@ -325,13 +332,32 @@ def normalise_values(text: str) -> str:
     # "between 2 and 8 degc"): the unit belongs to both ends
     t = re.sub(
         r"(?<![\d.])(-?\d+(?:\.\d+)?)(\s?(?:-|\u2013|to|and)\s?)(-?\d+(?:\.\d+)?) (degc|degf)\b",
-        r"\1 \4\2\3 \4",
+        lambda m: (
+            f"{m.group(1)} {m.group(4)}{_JOINED.get(m.group(2).strip(), m.group(2))}"
+            f"{m.group(3)} {m.group(4)}"
+        ),
         t,
+    )
+    # torque: "120 N·m", "140 Nm", "95 ft-lb"
+    t = re.sub(r"(\d)\s?(?:N\s?[·⋅*.-]?\s?m|[Nn]ewton[- ]?met(?:re|er)s?)\b", r"\1 newtonmetre", t)
+    t = re.sub(
+        r"(\d)\s?(?:ft[·⋅*.-]?lbf?s?|lbf?[·⋅*.-]?ft|foot[- ]pounds?)\b",
+        r"\1 footpound",
+        t,
+        flags=re.I,
     )
     t = re.sub(
         r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
         r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
         lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
+        t,
+        flags=re.IGNORECASE,
+    )
+    # "three quarters of its lifetime", "two-thirds of the quota"
+    t = re.sub(
+        r"\b([234]|two|three|four)[- ](thirds|quarters|fifths|tenths) of\b"
+        r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
+        lambda m: f"{_count(m.group(1)) * _FRACTIONS[m.group(2)[:-1].lower()]:.4g}% of",
         t,
         flags=re.IGNORECASE,
     )

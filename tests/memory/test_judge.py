@@ -362,6 +362,50 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
     assert [f.value[0] / 60 for f in analyse(text).facts if f.dim == TIME] == hours
 
 
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        # a temperature range in the other scale, rounded to whole degrees
+        ("Store unopened insulin between 36 and 46 °F.", "Store unopened insulin at 2-8 °C."),
+        # torque in other units, rounded
+        ("Torque the hub bolts to 120 N·m.", "Torque the hub bolts to 88.5 ft-lb."),
+        # a fraction in words for a percentage
+        (
+            "Rotate the signing key once 75% of its validity period has elapsed.",
+            "Rotate the signing key when three quarters of its validity period has elapsed.",
+        ),
+    ],
+)
+def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        # a bare "m" beside a height is metres, not minutes
+        (
+            "Inbound pallets may be at most 1.8 m high.",
+            "Inbound pallets may be at most 150 cm high.",
+        ),
+        ("Torque the hub bolts to 120 N·m.", "Torque the hub bolts to 140 Nm."),
+        ("Store the vaccine at 2 °C.", "Store the vaccine at 3 °C."),
+    ],
+)
+def test_a_measure_that_differs_after_conversion_contradicts(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.CONTRADICTS
+
+
+def test_a_word_for_the_kind_of_statement_does_not_make_another_subject() -> None:
+    assert (
+        relation(
+            "Wheel hub bolts on Line 2 are torqued to 120 N·m.",
+            "Line 2 hub bolts: torque spec is 140 Nm.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
 # --- negation, antonyms, order ----------------------------------------------------------
 
 
