@@ -77,6 +77,9 @@ class Token:
 # --- stemming -------------------------------------------------------------
 
 _SUFFIXES: tuple[tuple[str, str, int], ...] = (
+    # "verification" meets "verify" and "verifying", "notification" "notify"
+    ("ifications", "ify", 2),
+    ("ification", "ify", 2),
     ("ations", "at", 3),
     ("ation", "at", 3),
     ("ments", "", 3),

@@ -406,6 +406,13 @@ def test_a_word_for_the_kind_of_statement_does_not_make_another_subject() -> Non
     )
 
 
+def test_a_noun_in_ification_meets_its_verb() -> None:
+    from memory.judge.text import lemma
+
+    assert lemma("verification") == lemma("verifying") == lemma("verify")
+    assert lemma("notifications") == lemma("notified")
+
+
 # --- negation, antonyms, order ----------------------------------------------------------
 
 
