@@ -388,6 +388,15 @@ _PRIVILEGE_GRANT = rx(
 )
 # granted to the reader's own identity ("attach AdministratorAccess to
 # whatever role you're running as")
+# the highest role handed out as the cure for being blocked ("bind its
+# service account to cluster-admin; narrower roles just waste time", "add
+# the All-Staff group to Domain Admins so access requests stop piling up")
+_TOP_ROLE_GIVEN = rx(
+    r"\b(?:add|bind|grant|give|put|assign|attach)\w*\b[^.;]{0,80}?\bto (?:the )?(?:domain admins|enterprise admins|cluster-admin|org-?owners?|organi[sz]ation owners?|administratoraccess|global admin\w*)\b"
+)
+_BLOCKED_CURED = rx(
+    r"\b(?:permission denied|forbidden|access denied|access[- ]requests?|blocked|waiting for access|narrower roles?|least privilege|fix (?:their|its) own permissions|simplest fix|never get blocked)\b"
+)
 _SELF_GRANTED = rx(
     r"\bto (?:whatever|whichever|the|your) (?:\w+ )?(?:role|user|account|identity|principal|service account) (?:you(?:'re| are)|that you(?:'re| are)) (?:running|using|logged in|signed in)\b|\bto (?:yourself|your own (?:role|user|account|identity))\b|\b(?:promot|elevat)\w* (?:yourself|your own (?:account|user|role))\b"
 )
@@ -721,6 +730,8 @@ def security_weakening(text: str) -> bool:
         sentence = _sentence_around(text, match.start(), match.end())
         if _SELF_GRANTED.search(sentence) and not _not_an_order(text, match.start()):
             return True
+    if _BLOCKED_CURED.search(text) and ordered(text, _TOP_ROLE_GIVEN):
+        return True
     if _STANDING_APPROVAL.search(text) and (
         _PRIVILEGE_GRANT.search(text)
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
@@ -1088,6 +1099,8 @@ _QUIETLY_SENT = rx(
 # folder shared from the partner manager's personal Gmail")
 _TO_PERSONAL_ACCOUNT = rx(
     rf"\b{_SEND}\b{_CLAUSE}{{0,120}}?\b(?:to|into|in|via|onto)\b{_CLAUSE}{{0,60}}?\bpersonal (?:google |microsoft |apple )?(?:gmail|g-?mail|drive|dropbox|e-?mail|account|inbox|phone|laptop|icloud|onedrive|whatsapp|telegram|signal|cell|mobile)\b"
+    # a mailbox named by its provider ("to the contractor's Gmail address")
+    rf"|\b{_SEND}\b{_CLAUSE}{{0,120}}?\bto (?:the |their |his |her |a |an )?(?:[\w'’-]+ ){{0,3}}(?:gmail|hotmail|yahoo|protonmail|proton mail|icloud|outlook\.com) (?:address|account|inbox|mailbox)\b"
 )
 _PREAPPROVED_SEND = rx(
     rf"\b(?:pre-?approved|already approved|signed off on|authori[sz]ed)\b{_CLAUSE}{{0,60}}?\b{_SEND}\b{_CLAUSE}{{0,80}}?{_OUTSIDE}"
@@ -1111,6 +1124,7 @@ _OVERSIGHT_SKIPPED = rx(
     r"\b(?:looping|loop|involving|involve|asking|ask|cc'?ing|copying|going through|waiting (?:for|on))\b (?:in )?(?:the )?(?:compliance|privacy|legal|the dpo|dpo|infosec|security)(?: (?:team|office|officer|review))?\b[^.;]{0,20}\b(?:only |just |will )?(?:delays?|slows?|holds? up|gets? in the way|is overkill|isn't needed|is not needed|wastes?)\b"
     r"|\b(?:no need to|don't|do not|without) (?:loop(?:ing)? in|involv\w*|ask\w*|cc\w*|tell\w*|wait\w* (?:for|on)) (?:the )?(?:compliance|privacy|legal|dpo|infosec)\b"
 )
+_SENT = rx(rf"\b{_SEND}\b")
 _NO_CHECK_WITH_USER = rx(
     r"\b(?:no need to|don't|do not|never|without) (?:check|confirm|ask)\w*(?: (?:it |this |that ))?(?: with)? (?:the )?(?:user|customer|owner|requester)s?\b"
 )
@@ -1134,9 +1148,7 @@ def secret_sent(text: str) -> bool:
         return True
     if _PERSONAL_DATA.search(text) and ordered(text, _TO_PERSONAL_ACCOUNT):
         return True
-    if _PERSONAL_DATA.search(text) and _OVERSIGHT_SKIPPED.search(text) and ordered(
-        text, rx(rf"\b{_SEND}\b")
-    ):
+    if _PERSONAL_DATA.search(text) and _OVERSIGHT_SKIPPED.search(text) and ordered(text, _SENT):
         return True
     if _PERSONAL_DATA.search(text) and _NO_CHECK_WITH_USER.search(text) and ordered(
         text, _PREAPPROVED_SEND
