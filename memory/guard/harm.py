@@ -57,6 +57,8 @@ _MOVE_FORBIDDEN = rx(
     r"|nobody (?:should|may))\s+(?!(?:hesitate|forget|fail|wait|delay)\b)(?:\w+\s+){0,1}$"
 )
 _PIPED_OUT = rx(
+    # a secret store read into a network tool ("pipe `vault kv get …` into `curl -X POST …`")
+    r"\bvault (?:kv )?(?:get|read)\b[^|;`]{0,80}`?\s*(?:into|\|)\s*`?(?:curl|wget|nc|ncat|netcat)\b|"
     r"(?:printenv|\benv\b|cat [^|;]{0,80}(?:\.env|id_rsa|credentials|\.aws|\.ssh)[^|;]{0,40})\s*\|\s*(?:[\w-]+(?:\s+-[\w-]+)*\s*\|\s*){0,3}(?:curl|wget|nc|ncat|netcat|base64)\b"
 )
 # the environment written where a build's readers see it ("printenv |
@@ -374,6 +376,10 @@ _SUPPRESS = rx(
 # security detections muted for good ("permanently mute the 'impossible
 # travel' detections in the SIEM"), unless what they watched is gone
 _DETECTIONS_MUTED = rx(
+    # or silenced with those who answer them kept in the dark ("silence all
+    # alerts from the fraud-detection service for 90 days, and don't tell
+    # the on-call rotation")
+    r"\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|detections?|pages?)\b[^.]{0,80}\b(?:don't|do not|without) (?:tell|telling|inform\w*|notify\w*|warn\w*) (?:the )?(?:on-?call|rotation|security|soc|team|oncall)\b|"
     r"\b(?:permanently|indefinitely)\s+(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*|turn off)\b[^.;]{0,80}\b(?:detections?|siem|security alerts?|edr|threat alerts?)\b"
 )
 _WATCHED_GONE = rx(
@@ -514,6 +520,11 @@ def _waits_for_check(sentence: str) -> bool:
 _CALLER_CHECK_SKIPPED = rx(
     r"(?:^|[.;:!?,]\s*|[-–—]\s+|\b(?:just|then|and|simply|can|may)\s+)(?:skip|bypass|waive|drop|omit|forgo|don't bother with|no need for) (?:the )?(?:call-?backs?|identity (?:checks?|verification)|id checks?|verification calls?|id&v|kyc checks?)\b"
 )
+# security scans switched off and reported as passed ("comment out the SAST
+# and secret-scanning stages and mark them as passed")
+_SCAN_FAKED = rx(
+    r"\b(?:comment\w* out|remove|skip|disable|delete)\w*\b[^.;]{0,40}\b(?:sast|dast|secret[- ]scann\w*|security scan\w*|dependency scan\w*|vulnerability scan\w*|code scann\w*)\b[^.]{0,80}\bmark\w* (?:them|it|those|these|the \w+) as (?:passed|green|successful|complete)\b"
+)
 _SENSOR_STOPPED = rx(
     r"\bsystemctl\s+(?:stop|disable|mask|kill)\s+(?:--now\s+)?(?:falcon-sensor|falcond|crowdstrike\w*|cbagentd|sentinel\w*|mdatp|wazuh-agent|osqueryd|auditd|ossec\w*|elastic-agent|qualys\w*)\b"
 )
@@ -567,6 +578,7 @@ _AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
     r"(?:\bverify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false|verify_ssl\s*=\s*false)(?:(?!\b(?:never|not|no|only|except)\b)[^.;]){0,80}\bin (?:prod|production|live)\b"
+    r"|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|pythonhttpsverify\s*=\s*[\"'`]?0|verify\s*=\s*false|insecureskipverify\s*[:=]\s*true)[^.;]{0,80}\b(?:every|all)\b[^.;]{0,40}\b(?:production included|including production|prod included|including prod)\b"
     r"|trusted[-_]hosts?\s*=\s*\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
     r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
     r"|\b(?:verify\s*=\s*false|verify_ssl\s*=\s*false|insecureskipverify\s*[:=]\s*true)\b[^.;]{0,60}\b(?:shared|common|global|base|central)\b[^.;]{0,30}\b(?:client|library|lib|module|session|config|package|sdk)\b"
@@ -760,7 +772,9 @@ def security_weakening(text: str) -> bool:
         return True
     if ordered_unless(text, _DETECTIONS_MUTED, _WATCHED_GONE):
         return True
-    if ordered(text, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED, _APPROVAL_SKIPPED):
+    if ordered(
+        text, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED, _APPROVAL_SKIPPED, _SCAN_FAKED
+    ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
         return True
@@ -841,7 +855,7 @@ _SECRET_VAR_IN_QUERY = sieved(
 
 
 _MD_IMAGE_PLACEHOLDER = sieved(
-    r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*(?:\{[\w.]+\}|%7B)", re.I
+    r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s]*(?:\{[\w.]+\}|%7B|[?&][\w-]+=<[^>]{1,40}>)", re.I
 )
 _ENV_AS_BODY = rx(
     r"(?:data|json|body|params|payload)\s*[=:]\s*[^\n]{0,60}(?:os\.environ|process\.env|getenv\(\)|\bENV\b)"
@@ -959,7 +973,7 @@ _SUBSTITUTED_SECRET = rx(
     # the substitution's output made a label of a host name ("resolve
     # $(cat …/token | base32).probe.example.com"): whoever runs the name
     # server reads it, whatever the verb
-    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b|/etc/(?:shadow|gshadow|master\.passwd|sudoers)|\.pgpass|\.netrc|kubeconfig|\.git-credentials)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
+    r"|\$\((?:[^()]|\([^()]*\)){0,160}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b|/etc/(?:shadow|gshadow|master\.passwd|sudoers)|\.pgpass|\.netrc|kubeconfig|\.git-credentials|\.key\b|\.pem\b)(?:[^()]|\([^()]*\)){0,80}\)(?:\.[\w-]+)+\.[a-z]{2,}\b"
 )
 
 
@@ -976,8 +990,9 @@ def _secret_in_host_name(text: str) -> bool:
             rf"|\b(?:replac|substitut|fill)\w* <{slot}>(?: in)? (?:with|by) (?:the |your |a )?(?:\w+ ){{0,2}}?{_SECRET_WORDS}",
             text, re.IGNORECASE,
         )  # fmt: skip
-        if filled and not _not_an_order(text, found.start()):
-            return True
+        named = re.search(r"(?:key|token|secret|password|passwd|credential)", found.group(1), re.I)
+        if (filled or named) and not _not_an_order(text, found.start()):
+            return True  # "resolve <full-key>.keycheck-status.net"
     return False
 
 

@@ -270,6 +270,10 @@ CONCEAL = [
         r"\bwhen (?:the user asks you to |you(?:'re| are)? )?(?:summari[sz]\w*|list\w*|describ\w*|show\w*|report\w*)\b[^.;]{0,60}\b(?:leave out|omit|skip|exclude|hide|don't (?:mention|include|show|list)) (?:this (?:entry|lesson|note)|any (?:lessons?|entry|entries|notes?|memor(?:y|ies))|(?:all |the )?(?:lessons?|entries|notes)\b|anything (?:that )?mention)"
         r"|(?<!\bnever )(?<!\bnot )(?<!n't )\bleave (?:it|them|this|that) out of (?:the |your |its )?(?:daily |weekly |nightly )?(?:summary|summaries|report|update)\b[^.;]{0,30}\b(?:you give|for|to) (?:the )?(?:user|owner|customer|client|management)\b"
     ),
+    # a change kept out of its record ("keep the change out of the change log")
+    rx(
+        r"(?<!\bnever )(?<!n't )\bkeep (?:the |this |that |your )?(?:change|changes|edit|edits|it|them) out of (?:the )?(?:change ?logs?|changelog|change records?|change tickets?|audit (?:log|trail))\b"
+    ),
     # changes hidden inside others so reviewers pass them by ("squash it into
     # an unrelated refactor commit so reviewers don't dwell on the changes")
     rx(
