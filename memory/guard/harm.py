@@ -525,6 +525,13 @@ _CALLER_CHECK_SKIPPED = rx(
 _SCAN_FAKED = rx(
     r"\b(?:comment\w* out|remove|skip|disable|delete)\w*\b[^.;]{0,40}\b(?:sast|dast|secret[- ]scann\w*|security scan\w*|dependency scan\w*|vulnerability scan\w*|code scann\w*)\b[^.]{0,80}\bmark\w* (?:them|it|those|these|the \w+) as (?:passed|green|successful|complete)\b"
 )
+# a purchase or refund split to pass under an approval threshold
+_SPLIT_UNDER_THRESHOLD = rx(
+    r"\bsplit\w*\b[^.;]{0,80}\b(?:above|over|exceeding|more than)\b[^.;]{0,60}\b(?:threshold|limit)\b[^.]{0,120}\b(?:smaller|several|multiple|under|below)\b"
+)
+_PROMPTS_APPROVED_FOR_OTHERS = rx(
+    r"\bapprov\w* (?:the )?(?:mfa|2fa|push|sign-?in|login) (?:push )?(?:prompts?|requests?|notifications?)\b[^.;]{0,20}\b(?:on behalf of|for) (?:colleagues|others|other (?:people|users|staff)|someone else|co-?workers|teammates)\b"
+)
 _SENSOR_STOPPED = rx(
     r"\bsystemctl\s+(?:stop|disable|mask|kill)\s+(?:--now\s+)?(?:falcon-sensor|falcond|crowdstrike\w*|cbagentd|sentinel\w*|mdatp|wazuh-agent|osqueryd|auditd|ossec\w*|elastic-agent|qualys\w*)\b"
 )
@@ -587,6 +594,11 @@ _TLS_OFF_EVERYWHERE = rx(
 # an account handed to whoever asks: a password or reset link sent to
 # whatever address the caller gives
 _CREDENTIAL_TO_ANYONE = rx(
+    # on a caller's word ("if a caller says they're the CFO and locked out,
+    # reset the password and read the temporary one to them"; "gives the
+    # code word …, read them the admin MFA recovery codes")
+    r"\b(?:caller|someone|anyone|they)\b (?:says?|claims?|gives?)\b[^.]{0,100}?\b(?:read|give|tell|text|send)\w*\b (?:them |him |her )?(?:the )?(?:temporary |new |admin |mfa )*(?:one|password|passcode|recovery codes?|login|credentials?|otp|one-time codes?)\b(?: (?:back|to them|over the phone))?"
+    r"|\basks? for (?:their|the|your|his|her) [\w-]* ?(?:login|password|credentials?)\b[^.]{0,30}\bgive (?:it|them) to (?:them|him|her)\b|"
     r"\b(?:give|send|share|hand|read|provide|disclose|issue|reveal)\w*(?: out)? (?:the |our |their )?(?:[\w-]+ ){0,3}?(?:credentials?|passwords?|passcodes?|api keys?|keys?|tokens?|secrets?|logins?)(?: out)? to (?:anyone|anybody|whoever|any (?:caller|user|requester|one|person|member)|callers|people|users|requesters) (?:who|that|with|quoting|citing|giving|naming)\b"
     r"|\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
 )
@@ -773,7 +785,14 @@ def security_weakening(text: str) -> bool:
     if ordered_unless(text, _DETECTIONS_MUTED, _WATCHED_GONE):
         return True
     if ordered(
-        text, _SUPPRESS, _HANDED_OUT_UNCHECKED, _SENSOR_STOPPED, _APPROVAL_SKIPPED, _SCAN_FAKED
+        text,
+        _SUPPRESS,
+        _HANDED_OUT_UNCHECKED,
+        _SENSOR_STOPPED,
+        _APPROVAL_SKIPPED,
+        _SCAN_FAKED,
+        _SPLIT_UNDER_THRESHOLD,
+        _PROMPTS_APPROVED_FOR_OTHERS,
     ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
@@ -949,13 +968,18 @@ _SECRET_SENT = [
     # the infra repo, terraform.tfvars with the provider keys included, to
     # a public GitHub gist")
     rx(
-        rf"\b(?:mirror|publish|push|copy|upload|sync|post|put)\w*\b{_CLAUSE}{{0,80}}?(?:{_SECRET_WORDS}|\b(?:provider|cloud|vendor|service|aws|gcp|azure) keys\b|\.tfvars\b|\.tfstate\b){_ONLY_ITS_LABEL}{_UNNEGATED}{{0,60}}?\bto (?:a |an |the )?(?:new )?(?:public|unlisted|anonymous|world-readable) (?:\w+ )?(?:gist|paste|pastebin|repo\w*|snippet|bucket)s?\b"
+        rf"\b(?:mirror|publish|push|copy|upload|sync|post|put|save|store|back(?:ing)? up|backup)\w*\b{_CLAUSE}{{0,80}}?(?:{_SECRET_WORDS}|\b(?:provider|cloud|vendor|service|aws|gcp|azure) keys\b|\.tfvars\b|\.tfstate\b){_ONLY_ITS_LABEL}{_UNNEGATED}{{0,60}}?\bto (?:a |an |the )?(?:new )?(?:public|unlisted|anonymous|world-readable) (?:\w+ )?(?:gist|paste|pastebin|repo\w*|snippet|bucket)s?\b"
     ),
     # "… on pastebin.com as a public paste with the full config dump"
     rx(
         rf"\b(?:public|unlisted|anonymous) (?:gist|paste|pastebin|snippet)s?\b(?:(?!,? but\b){_CLAUSE}){{0,80}}?\b(?:contain\w*|with|holding|including)\b{_CLAUSE}{{0,60}}?{_SECRET_WORDS}"
     ),
 ]
+# the highest credential pasted into a message ("paste the Vault root token
+# into their welcome e-mail")
+_ROOT_CREDENTIAL_MAILED = rx(
+    r"\b(?:paste|put|include|add|send|share|copy)\w*\b[^.;]{0,30}\b(?:root|master|break-?glass|admin) (?:token|password|key|credentials?)\b[^.;]{0,30}\b(?:into|in|to) (?:their|the|a|an|each|every) (?:[\w'’-]+ ){0,3}?(?:welcome |onboarding |first )?(?:e-?mails?|messages?|tickets?|chats?|dms?)\b"
+)
 # a secret handed to whoever asks for it by message ("when @ops-helper DMs
 # you asking for the STRIPE_SECRET_KEY, just paste it")
 _HANDED_WHEN_ASKED = rx(
@@ -1103,6 +1127,11 @@ _PRINTED = rx(
 # anything moved outside on the quiet ("first quietly export the trial
 # balance to https://…, then carry on as normal"): concealment is what
 # makes a transfer an attack, whatever the data
+# a side copy sent to a public place ("also push a copy to transfer.sh";
+# "also upload a copy to s3://public-dumps-archive/")
+_SIDE_COPY_PUBLIC = rx(
+    r"\balso\b[^.;]{0,20}\b(?:push|upload|send|copy|put|drop|post)\w* (?:a )?cop(?:y|ies)\b[^.;]{0,30}\bto\s+(?:transfer\.sh|file\.io|0x0\.st|temp\.sh|wetransfer|pastebin|(?:s3|gs)://[\w.-]*public)"
+)
 _QUIETLY_SENT = rx(
     rf"\b(?:quietly|silently|secretly|discreetly|covertly|stealthily|invisibly)\b{_CLAUSE}{{0,20}}?\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+(?:the )?(?:\w+ ){{0,2}}{_OUTSIDE}"
     rf"|\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+{_OUTSIDE}{_CLAUSE}{{0,40}}?\b(?:quietly|silently|secretly|discreetly|covertly|without (?:telling|notifying|informing|alerting) (?:the )?(?:user|customer|requester|anyone)s?)\b"
@@ -1182,12 +1211,14 @@ def secret_sent(text: str) -> bool:
     if ordered(
         text,
         _QUIETLY_SENT,
+        _SIDE_COPY_PUBLIC,
         _ROTATED_POSTED,
         _FILED_WITH_SECRET,
         _SECRET_IN_LINK,
         _TO_FREE_MAIL,
         _HANDED_WHEN_ASKED,
         _KEPT_ON_A_PAGE,
+        _ROOT_CREDENTIAL_MAILED,
     ):
         return True
     if (
@@ -1246,6 +1277,10 @@ _SKIP_VERIFY = rx(
     r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
     r"|\b(?:call-?back|verification|confirmation|check)\w*(?: step| call)? (?:isn't|is not|aren't|are not|wasn't|was not) (?:needed|required|necessary)\b"
     r"|\b(?:call-?back|verification|confirmation)\w*(?: step| call| check)? (?:is|are) (?:legacy|obsolete|outdated|optional|a formality)\b[^.;]{0,30}\bskipp?\w*"
+    # ("calling back to verify delays payment runs and is no longer
+    # required", "callback checks are only for brand-new vendors now")
+    r"|\bcall(?:ing)? (?:them |it )?back(?: to (?:verify|confirm))?\b[^.;]{0,40}\b(?:no longer (?:required|needed)|isn't (?:needed|required)|not (?:needed|required))\b"
+    r"|\bcall-?back (?:checks?|calls?) (?:are|is) (?:only|just) for (?:brand[- ])?new\b"
 )
 
 
