@@ -259,6 +259,15 @@ def _spoken_times(t: str) -> str:
     )  # fmt: skip
 
 
+# "two thirds", "three-quarters": a count of parts
+_PARTS = r"(two|three|four|[234])[- ](thirds|quarters|fifths|tenths)"
+
+
+def _parts(m: re.Match[str]) -> float:
+    """The share ``_PARTS`` matched, in percent."""
+    return _count(m.group(1)) * _FRACTIONS[m.group(2)[:-1].lower()]
+
+
 def _spoken_fractions(t: str) -> str:
     """ "half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
     "0.75 hour", "a day and a half" -> "1.5 day", "a fortnight" -> "14 days"."""
@@ -275,8 +284,12 @@ def _spoken_fractions(t: str) -> str:
         t, flags=re.IGNORECASE,
     )  # fmt: skip
     t = re.sub(
-        rf"\bthree[- ]quarters of (?:an? )?{_FRACTION_UNITS}\b", r"0.75 \1", t, flags=re.IGNORECASE
-    )
+        rf"\b{_PARTS} of (?:an? )?{_FRACTION_UNITS}\b",
+        lambda m: f"{_parts(m) / 100:.4g} {m.group(3)}",
+        t, flags=re.IGNORECASE,
+    )  # fmt: skip
+    # "two thirds of the quota", "three quarters of its lifetime": a share
+    t = re.sub(rf"\b{_PARTS} of\b", lambda m: f"{_parts(m):.4g}% of", t, flags=re.IGNORECASE)
     return re.sub(
         rf"\b(?:an?|one) {_FRACTION_UNITS} and a half\b", r"1.5 \1", t, flags=re.IGNORECASE
     )
@@ -353,14 +366,6 @@ def normalise_values(text: str) -> str:
         r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
         r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
         lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
-        t,
-        flags=re.IGNORECASE,
-    )
-    # "three quarters of its lifetime", "two-thirds of the quota"
-    t = re.sub(
-        r"\b([234]|two|three|four)[- ](thirds|quarters|fifths|tenths) of\b"
-        r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
-        lambda m: f"{_count(m.group(1)) * _FRACTIONS[m.group(2)[:-1].lower()]:.4g}% of",
         t,
         flags=re.IGNORECASE,
     )

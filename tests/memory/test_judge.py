@@ -406,6 +406,21 @@ def test_a_word_for_the_kind_of_statement_does_not_make_another_subject() -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("two thirds of a day", "0.6667 day"),
+        ("two-thirds of an hour", "0.6667 hour"),
+        ("two thirds of the quota", "66.67% of the quota"),
+        ("3 quarters of the budget", "75% of the budget"),
+    ],
+)
+def test_parts_of_a_whole_are_read_as_a_share(text: str, written: str) -> None:
+    from memory.judge.text import normalise_values
+
+    assert normalise_values(text) == written
+
+
 def test_a_noun_in_ification_meets_its_verb() -> None:
     from memory.judge.text import lemma
 
