@@ -422,6 +422,8 @@ FILE_EXTENSIONS: frozenset[str] = _words(
 
 # Duration units in seconds. "m" alone only counts in compact forms ("5m").
 DURATION_UNITS: dict[str, float] = {
+    # a working day, a fifth of a week (memory.judge.text writes "businessdays")
+    "businessdays": 86400.0 * 7 / 5,
     "ms": 0.001,
     "msec": 0.001,
     "msecs": 0.001,
@@ -496,12 +498,13 @@ PINT_UNITS: dict[str, str] = {
     "liter": "l", "liters": "l", "degc": "degC", "degf": "degF", "w": "W", "kw": "kW",
     "mw": "MW", "kwh": "kWh", "mwh": "MWh", "v": "V", "kv": "kV", "hz": "Hz", "khz": "kHz",
     "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph", "newtonmetre": "N*m",
-    "footpound": "ft*lbf",
+    "footpound": "ft*lbf", "inch": "inch", "ppm": "ppm", "lux": "lx", "lx": "lx",
 }  # fmt: skip
 # Words that make a bare "m" a metre, not a minute ("1.8 m in height").
 LENGTH_CUES: frozenset[str] = frozenset(
     {"height", "high", "tall", "wide", "width", "length", "distance", "depth", "deep",
      "clearance", "radius", "diameter", "span", "elevation", "altitude", "headroom", "cm",
+     "higher", "taller", "deeper", "above", "or higher", "and above", "or above",
      "mm", "km", "ft", "feet", "metres", "meters", "inches", "apart", "away"}
 )  # fmt: skip
 

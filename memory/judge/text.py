@@ -295,6 +295,14 @@ def _spoken_fractions(t: str) -> str:
     )
 
 
+def _working_time(m: re.Match[str]) -> str:
+    """ "two working weeks" -> "10 businessdays", "ten business days" -> "10 businessdays"."""
+    said = m.group(1).lower()
+    n = float(said) if said[0].isdigit() else 1.0 if said in ("a", "one") else _count(said)
+    return f"{n * (5 if m.group(2).lower().startswith('week') else 1):g} businessdays"
+
+
+_NTH = {"other": 2, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 # a range's dash, written out so that the unit given to its first end stays
 # a word of its own ("2-8 degc" -> "2 degc to 8 degc", not "degc-8")
 _JOINED = {"-": " to ", "\u2013": " to "}
@@ -342,12 +350,33 @@ def normalise_values(text: str) -> str:
         flags=re.IGNORECASE,
     )
     t = t.replace("\u2212", "-")  # the minus sign
+    # units written in ways the scanner reads as words: "2 inches", "30 km/h",
+    # "50 mg/L" (a part per million of water)
+    t = re.sub(r"(\d)\s?(?:inch(?:es)?|″)(?!\w)", r"\1 inch", t, flags=re.I)
+    t = re.sub(r"(\d)\s?(?:km/h|kph)\b", r"\1 kmh", t, flags=re.I)
+    t = re.sub(r"(\d)\s?mg/l\b", r"\1 ppm", t, flags=re.I)
+    # working time: a working week is five working days, and a working day a
+    # fifth of a week ("two working weeks" = "10 business days" = 14 days)
+    t = re.sub(
+        rf"\b(\d+(?:\.\d+)?|a|one|{'|'.join(_HOUR_WORDS)}) (?:full )?(?:working|business) "
+        r"(weeks?|days?)\b",
+        _working_time, t, flags=re.I,
+    )  # fmt: skip
+    # overtime rates ("time and a half") and every n-th day ("every third night")
+    t = re.sub(r"\btime and a half\b", "150%", t, flags=re.I)
+    t = re.sub(r"\btime and a quarter\b", "125%", t, flags=re.I)
+    t = re.sub(r"\bdouble time\b", "200%", t, flags=re.I)
+    t = re.sub(
+        r"\bevery (other|second|third|fourth|2nd|3rd|4th) (day|night|week|month)\b",
+        lambda m: f"every {_NTH[m.group(1).lower()]} {m.group(2)}s", t, flags=re.I,
+    )  # fmt: skip
     t = re.sub(r"\s?°\s?C\b|\s?degrees? (?:celsius|centigrade)\b", " degc", t, flags=re.I)
     t = re.sub(r"\s?°\s?F\b|\s?degrees? fahrenheit\b", " degf", t, flags=re.I)
     # a range whose unit is written once, after its upper end ("35.6-46.4 degf",
     # "between 2 and 8 degc"): the unit belongs to both ends
     t = re.sub(
-        r"(?<![\d.])(-?\d+(?:\.\d+)?)(\s?(?:-|\u2013|to|and)\s?)(-?\d+(?:\.\d+)?) (degc|degf)\b",
+        r"(?<![\d.])(-?\d+(?:\.\d+)?)(\s?(?:-|\u2013|to|and)\s?)(-?\d+(?:\.\d+)?) "
+        r"(degc|degf|inch|cm|mm|ppm)\b",
         lambda m: (
             f"{m.group(1)} {m.group(4)}{_JOINED.get(m.group(2).strip(), m.group(2))}"
             f"{m.group(3)} {m.group(4)}"

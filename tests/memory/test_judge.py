@@ -396,6 +396,47 @@ def test_a_measure_that_differs_after_conversion_contradicts(content: str, other
     assert relation(content, other) is Relation.CONTRADICTS
 
 
+@pytest.mark.parametrize(
+    ("content", "other"),
+    [
+        (
+            "Regrade requests are open for one working week.",
+            "Regrade requests are open for five business days.",
+        ),
+        (
+            "Interlibrary loans take about ten working days.",
+            "Interlibrary loans take about two weeks.",
+        ),
+        (
+            "Keep free chlorine at 0.2 mg/L at the network ends.",
+            "Keep free chlorine at 0.2 ppm at the network ends.",
+        ),
+        (
+            "Light on loaned paintings is capped at 50 lux.",
+            "Light on loaned paintings is capped at 50 lx.",
+        ),
+        (
+            "German overtime is paid at 125% of base.",
+            "German overtime is paid at time and a quarter.",
+        ),
+        ("Linen is changed every third night.", "Linen is changed every three nights."),
+        ("Plant corn 2 inches deep.", "Plant corn 5.08 cm deep."),
+    ],
+)
+def test_units_written_as_words_are_read_as_units(content: str, other: str) -> None:
+    assert relation(content, other) is Relation.DUPLICATE
+
+
+def test_a_speed_in_km_h_is_compared_with_one_in_mph() -> None:
+    assert (
+        relation(
+            "Loaded haul trucks are limited to 30 km/h on the ramp.",
+            "Loaded haul trucks are limited to 15 mph on the ramp.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
 def test_a_word_for_the_kind_of_statement_does_not_make_another_subject() -> None:
     assert (
         relation(
