@@ -350,6 +350,9 @@ def normalise_values(text: str) -> str:
         flags=re.IGNORECASE,
     )
     t = t.replace("\u2212", "-")  # the minus sign
+    # a time in the military / aviation form ("0200Z" is 02:00 UTC)
+    t = re.sub(r"\b([01]\d|2[0-3])([0-5]\d) ?Z\b", r"\1:\2 UTC", t)
+    t = re.sub(r"\bmetric (tonnes?|tons?)\b", r"\1", t, flags=re.I)
     # units written in ways the scanner reads as words: "2 inches", "30 km/h",
     # "50 mg/L" (a part per million of water)
     t = re.sub(r"(\d)\s?(?:inch(?:es)?|″)(?!\w)", r"\1 inch", t, flags=re.I)

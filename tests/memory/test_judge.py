@@ -421,6 +421,8 @@ def test_a_measure_that_differs_after_conversion_contradicts(content: str, other
         ),
         ("Linen is changed every third night.", "Linen is changed every three nights."),
         ("Plant corn 2 inches deep.", "Plant corn 5.08 cm deep."),
+        ("The nightly load starts 0200Z.", "The nightly load starts at 02:00 UTC."),
+        ("Pallets may weigh at most one metric tonne.", "Pallets may weigh at most 1,000 kg."),
     ],
 )
 def test_units_written_as_words_are_read_as_units(content: str, other: str) -> None:
