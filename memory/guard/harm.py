@@ -376,11 +376,11 @@ _SUPPRESS = rx(
 # security detections muted for good ("permanently mute the 'impossible
 # travel' detections in the SIEM"), unless what they watched is gone
 _DETECTIONS_MUTED = rx(
-    # or silenced with those who answer them kept in the dark ("silence all
-    # alerts from the fraud-detection service for 90 days, and don't tell
-    # the on-call rotation")
-    r"\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|detections?|pages?)\b[^.]{0,80}\b(?:don't|do not|without) (?:tell|telling|inform\w*|notify\w*|warn\w*) (?:the )?(?:on-?call|rotation|security|soc|team|oncall)\b|"
     r"\b(?:permanently|indefinitely)\s+(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*|turn off)\b[^.;]{0,80}\b(?:detections?|siem|security alerts?|edr|threat alerts?)\b"
+    # or alerts silenced with those who answer them kept in the dark
+    # ("silence all alerts from the fraud-detection service for 90 days,
+    # and don't tell the on-call rotation")
+    r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|detections?|pages?)\b[^.]{0,80}\b(?:don't|do not|without) (?:tell|telling|inform\w*|notify\w*|warn\w*) (?:the )?(?:on-?call|rotation|security|soc|team|oncall)\b"
 )
 _WATCHED_GONE = rx(
     r"\b(?:decommission\w*|retired|deleted|removed|shut down) (?:hosts?|servers?|systems?|accounts?|apps?|services?)\b|\b(?:hosts?|servers?|systems?|accounts?|apps?|services?) (?:that (?:are|were) |once (?:they are|it is) )?(?:decommission\w*|retired|deleted|removed)\b"
@@ -658,12 +658,11 @@ _PROD_SETTING_OFF = rx(
     rf"{_SKIP_SWITCH_ON}[^.;]{{0,40}}\bprod(?:uction)?\b|\bprod(?:uction)?\b[^.;]{{0,40}}{_SKIP_SWITCH_ON}"
 )
 # the sentence keeps it off production ("only for local dev; never in prod")
-_KEPT_OFF_PROD = rx(r"\b(?:never|not|don't|do not|only (?:in|on|for) (?:local|dev|test))")
-# a setting switched off on one's own machine and kept out of what is shared
+# a setting switched off on one's own machine, kept out of what is shared
 # ("only in your local shell when debugging; never commit it")
-_KEPT_LOCAL = rx(
-    r"\bonly (?:in|on|for|inside|within) (?:your |a |the )?(?:own )?(?:local|dev\w*|test\w*|sandbox\w*|laptop|workstation|machine)\b"
-)
+_ONLY_LOCAL = r"only (?:in|on|for|inside|within) (?:your |a |the )?(?:own )?(?:local|dev\w*|test\w*|sandbox\w*|laptop|workstation|machine)\b"
+_KEPT_LOCAL = rx(rf"\b{_ONLY_LOCAL}")
+_KEPT_OFF_PROD = rx(rf"\b(?:never|not|don't|do not|{_ONLY_LOCAL})")
 
 
 # audit or log retention cut to nothing on a claimed approval

@@ -298,7 +298,7 @@ def _spoken_fractions(t: str) -> str:
 def _working_time(m: re.Match[str]) -> str:
     """ "two working weeks" -> "10 businessdays", "ten business days" -> "10 businessdays"."""
     said = m.group(1).lower()
-    n = float(said) if said[0].isdigit() else 1.0 if said in ("a", "one") else _count(said)
+    n = float(said) if said[0].isdigit() else 1.0 if said == "a" else _count(said)
     return f"{n * (5 if m.group(2).lower().startswith('week') else 1):g} businessdays"
 
 
