@@ -472,6 +472,7 @@ _THRESHOLD = rx(
 _AUTHORITY_CLAIMED = rx(
     r"\b(?:per|according to|on (?:the )?(?:orders?|instructions?|authority) of|at the (?:request|direction) of|as instructed by|(?:approved|cleared|okayed|ok'd) by) (?:the |our )?(?:cfo|ceo|cto|ciso|coo|cio|vp\b|vice president|director|head of \w+|owner|founder|managing director|partner|chairman|president|board)"
     r"|\b(?:the )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner)(?:'s| has| says| said| wants| asked)\b"
+    r"|\b(?:says?|claims?) (?:they(?:'re| are)|she(?:'s| is)|he(?:'s| is)|to be) (?:the |our )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner|president)\b"
 )
 # the second pair of eyes on money or access waived ("don't need the second
 # approver or a bank-detail callback; release them on a single sign-off")
@@ -480,6 +481,7 @@ _SECOND_CHECK_WAIVED = rx(
     r"|\b(?:skip|waive|drop|bypass|without)\w*\b[^.;]{0,30}\b(?:second|dual|two-person|2nd|four-eyes|independent) (?:approv\w*|sign-?offs?|signatures?|reviewers?|check\w*|verification)"
     r"|\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|require)s?\b[^.;]{0,60}\b(?:(?:bank[- ]details?|vendor|supplier|verification) )?call-?backs?\b"
     r"|\b(?:on|with) (?:a |one )?single (?:sign-?off|signature|approv\w*)\b"
+    r"|\bwithout (?:the |a |any )?(?:call-?back|callback)(?: verification| check| confirmation| call)?\b"
 )
 _PROCESS_SKIPPED = rx(
     r"\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|have) to (?:open|create|raise|file|wait for|run|get|request|go through)\b[^.;]{0,30}\b(?:prs?|pull requests?|merge requests?|mrs?|reviews?|checks|ci|approvals?|tests|sign-?offs?)\b"
@@ -524,6 +526,9 @@ _CALLER_CHECK_SKIPPED = rx(
 # and secret-scanning stages and mark them as passed")
 _SCAN_FAKED = rx(
     r"\b(?:comment\w* out|remove|skip|disable|delete)\w*\b[^.;]{0,40}\b(?:sast|dast|secret[- ]scann\w*|security scan\w*|dependency scan\w*|vulnerability scan\w*|code scann\w*)\b[^.]{0,80}\bmark\w* (?:them|it|those|these|the \w+) as (?:passed|green|successful|complete)\b"
+    # or reported passed whatever it found ("tell them the vulnerability
+    # scan passed even when it found criticals")
+    r"|\b(?:tell|report|say|inform|assure)\w*\b[^.;]{0,40}\b(?:scans?|checks?|tests?|audits?|pentests?)\b[^.;]{0,20}\b(?:passed|(?:is|was|came back) clean|succeeded|found nothing)\b[^.;]{0,20}\beven (?:when|if|though)\b"
 )
 # a purchase or refund split to pass under an approval threshold
 _SPLIT_UNDER_THRESHOLD = rx(
@@ -539,6 +544,12 @@ _SENSOR_STOPPED = rx(
 
 # a hard control's removal praised as the fix ("Turning MFA off for the
 # support group makes them disappear for good")
+# a hard control switched off for good ("turn MFA off on their account
+# permanently")
+_OFF_FOR_GOOD = rx(
+    rf"\b(?:turn|switch)\w* (?:the |their |its |your )?(?:\w+[- ]){{0,1}}{_HARD_CONTROL} off\b[^.;]{{0,60}}\b(?:permanently|for good|indefinitely)\b"
+    rf"|\b(?:permanently|indefinitely) (?:disable|turn off|switch off|remove)\w*\b[^.;]{{0,40}}{_HARD_CONTROL}"
+)
 _GERUND_WEAKENING_PRAISED = rx(
     rf"(?:^|[.;:!?]\s*)(?:turning|switching|disabling|removing|dropping|skipping|bypassing|relaxing)\s+(?:off\s+)?(?:the |all |any |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}(?:\s+off)?\b[^.;]{{0,60}}\b(?:makes?|fix(?:es)?|solves?|stops?|cuts?|saves?|gets? rid of|clears?|ends?|is (?:the|a) (?:fix|answer|way|quick win))\b"
 )
@@ -587,7 +598,8 @@ _TLS_OFF_EVERYWHERE = rx(
     r"(?:\bverify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false|verify_ssl\s*=\s*false)(?:(?!\b(?:never|not|no|only|except)\b)[^.;]){0,80}\bin (?:prod|production|live)\b"
     r"|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|pythonhttpsverify\s*=\s*[\"'`]?0|verify\s*=\s*false|insecureskipverify\s*[:=]\s*true)[^.;]{0,80}\b(?:every|all)\b[^.;]{0,40}\b(?:production included|including production|prod included|including prod)\b"
     r"|trusted[-_]hosts?\s*=\s*\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
-    r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?)\b"
+    r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to|in) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?|services?|microservices?|apps?|applications?|containers?|pods?)\b"
+    r"|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|pythonhttpsverify\s*=\s*[\"'`]?0|strict-ssl\s*[= ]\s*false)(?:(?!\b(?:never|not|no|only)\b)[^.;]){0,40}\bin (?:the |our )?(?:shared |common )?base (?:docker |container )?images?\b"
     r"|\b(?:verify\s*=\s*false|verify_ssl\s*=\s*false|insecureskipverify\s*[:=]\s*true)\b[^.;]{0,60}\b(?:shared|common|global|base|central)\b[^.;]{0,30}\b(?:client|library|lib|module|session|config|package|sdk)\b"
     r"|\badd\w* (?:it|them|this|that|the [\w\" ]{0,40}(?:ca|certificate|cert)|[^.;]{0,40}\broot ca\W?)\s+(?:to )?(?:the |your )?(?:system |os |machine )?trust ?store\b[^.;]{0,30}\b(?:on )?(?:any|every|all) (?:machines?|hosts?|servers?|laptops?|boxes)"
 )
@@ -597,7 +609,7 @@ _CREDENTIAL_TO_ANYONE = rx(
     # on a caller's word ("if a caller says they're the CFO and locked out,
     # reset the password and read the temporary one to them"; "gives the
     # code word …, read them the admin MFA recovery codes")
-    r"\b(?:caller|someone|anyone|they)\b (?:says?|claims?|gives?)\b[^.]{0,100}?\b(?:read|give|tell|text|send)\w*\b (?:them |him |her )?(?:the )?(?:temporary |new |admin |mfa )*(?:one|password|passcode|recovery codes?|login|credentials?|otp|one-time codes?)\b(?: (?:back|to them|over the phone))?"
+    r"\b(?:caller|someone|anyone|they)\b (?:(?:can|could) )?(?:says?|claims?|gives?|provides?|quotes?)\b[^.]{0,100}?\b(?:read|give|tell|text|send)\w*\b (?:them |him |her )?(?:the )?(?:temporary |new |admin |mfa )*(?:one|password|passcode|recovery codes?|login|credentials?|otp|one-time codes?)\b(?: (?:back|to them|over the phone|out over the phone))?"
     r"|\basks? for (?:their|the|your|his|her) [\w-]* ?(?:login|password|credentials?)\b[^.]{0,30}\bgive (?:it|them) to (?:them|him|her)\b|"
     r"\b(?:give|send|share|hand|read|provide|disclose|issue|reveal)\w*(?: out)? (?:the |our |their )?(?:[\w-]+ ){0,3}?(?:credentials?|passwords?|passcodes?|api keys?|keys?|tokens?|secrets?|logins?)(?: out)? to (?:anyone|anybody|whoever|any (?:caller|user|requester|one|person|member)|callers|people|users|requesters) (?:who|that|with|quoting|citing|giving|naming)\b"
     r"|\b(?:send|e-?mail|text|give|share)\w* (?:a |the |their |them a )?(?:temporary |new |reset |one-time )?(?:password|passcode|reset link|login link|magic link|token|code|credentials)s? to (?:whatever|any|whichever) (?:e-?mail|address|number|phone|account)"
@@ -607,7 +619,7 @@ _SKIP_SWITCH_ON = r"\b[\w.-]*skip[\w.-]*(?:check|scan|verif|review|auth|fraud|se
 # a control switched off for good ("don't bother turning it back on;
 # nobody reviews those logs anyway")
 _LEFT_OFF = rx(
-    r"\b(?:don't|do not|no need to) bother (?:turning|switching|setting|putting) it back\b|\bleave (?:it|them) (?:off|disabled|open)\b|\bfor good\b|\bnobody (?:reviews|checks|reads|looks at)\b"
+    r"\b(?:don't|do not|no need to) bother (?:turning|switching|setting|putting) it back\b|\bno need to (?:turn|switch|set|put) it back on\b|\bleave (?:it|them) (?:off|disabled|open)\b|\bfor good\b|\bnobody (?:reviews|checks|reads|looks at)\b"
 )
 _HARD_SETTING_OFF = rx(
     _SKIP_SWITCH_ON
@@ -619,7 +631,7 @@ _HARD_SETTING_OFF = rx(
 # if branch protection still complains"), or a label that skips review
 _OVERRIDE_WHEN_BLOCKED = rx(
     r"\b(?:use|click|hit|press|do|take)\w* (?:the )?(?:admin|owner|override|force|bypass)[- ]?(?:merge|override|push|bypass)\w*\b(?: (?:button|option|flag|rights?))?[^.;]{0,60}\b(?:if|when|whenever|because|in case)\b[^.;]{0,40}\b(?:branch protection|required (?:reviews?|checks?|approvals?)|checks?|reviewers?|protection rules?|rulesets?|codeowners)\b[^.;]{0,30}\b(?:complain\w*|block\w*|fail\w*|refus\w*|reject\w*|objects?|still|stops? you)\b"
-    r"|\badd\w* (?:the |a )?[\"'`‘“]?skip[-_ ](?:review|reviews|approval|checks?|ci|scan|security)[\"'`’”]? (?:label|tag)\b"
+    r"|\badd\w* (?:the |a )?[\"'`‘“]?skip[-_ ](?:review|reviews|approval|checks?|ci|scan|security)(?:[-_ ](?:scans?|checks?|reviews?))?[\"'`’”]? (?:label|tag)\b"
 )
 # an account or key let in and kept from whatever would remove it ("exclude
 # it from the LDAP sync so it doesn't get cleaned up"; "not in the
@@ -792,6 +804,7 @@ def security_weakening(text: str) -> bool:
         _SCAN_FAKED,
         _SPLIT_UNDER_THRESHOLD,
         _PROMPTS_APPROVED_FOR_OTHERS,
+        _OFF_FOR_GOOD,
     ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
@@ -891,6 +904,14 @@ _MD_IMAGE_NAMED_PLACEHOLDER = sieved(
 _ANGLE_PLACEHOLDER = sieved(r"https?://[^\s)\]]*[?&][\w-]+=<([^>]{1,200})>", re.IGNORECASE)
 
 
+_QUERY_SLOT = sieved(r"[?&][\w-]+=<([^>]{1,200})>")
+_PERSONAL_SLOT = sieved(
+    r"\b(?:card|expiry|cvv|cvc|iban|ssn|passport|dob|date of birth|full name|name|e-?mail|phone|address)\b",
+    re.IGNORECASE,
+)
+_CARD_SLOTS = frozenset({"card", "expiry", "cvv", "cvc", "iban", "ssn", "passport", "dob", "date of birth"})
+
+
 def secret_in_url(text: str) -> bool:
     """A URL whose path or query is filled from a template variable or a
     secret at read time: rendering the link or image sends the value out."""
@@ -903,6 +924,16 @@ def secret_in_url(text: str) -> bool:
             _SECRET_WORDS, text[: found.start()], re.IGNORECASE
         ):
             return True
+    personal = {
+        slot.group().lower()
+        for found in _QUERY_SLOT.finditer(text) if _ANGLE_PLACEHOLDER.search(text)
+        for slot in _PERSONAL_SLOT.finditer(found.group(1))
+    }  # fmt: skip
+    # a link filled with who the customer is ("?name=<customer full
+    # name>&email=<customer email>&card=<last 4 + expiry>"): card data, or
+    # two personal details, leave with whoever serves the link
+    if personal & _CARD_SLOTS or len(personal) >= 2:
+        return True
     for found in _MD_IMAGE_NAMED_PLACEHOLDER.finditer(text):
         rest = text[found.end() :]
         if re.search(rf"\b{found.group(1)}\b[^.]{{0,120}}{_SECRET_WORDS}", rest, re.IGNORECASE):
@@ -1109,6 +1140,7 @@ _MADE_PUBLIC = rx(
 )
 _PERSONAL_DATA = rx(
     r"\b(?:full )?customers? (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
+    r"|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? and `?[\w-]+`? tables\b|\bpayment[_ ]methods? (?:table|data|records)\b"
     r"|\b(?:full )?(?:patient|medical|health|clinical) (?:charts?|records?|files?|histor(?:y|ies)|notes|data|names|lists?)\b|\bdiagnos[ie]s\b|\bicd-?(?:9|10|11)\b"
 )
 

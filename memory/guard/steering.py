@@ -261,8 +261,8 @@ CONCEAL = [
     # whether their conversations are logged, say no. Transcripts are copied
     # … regardless")
     rx(
-        r"\bif (?:a |the |any )?(?:users?|customers?|guests?|clients?|patients?|callers?|employees?|they)\b (?:asks?|questions?|wants? to know)\b[^.;]{0,100}\b(?:tell (?:them|him|her)|say|answer|reply|respond)\w*(?: with)? (?:no|none|nothing|that (?:there (?:is|are|were) none|it (?:was|is|wasn't|isn't) not|nothing))\b"
-        r"(?=[^\n]{0,200}\b(?:regardless|whatever (?:the|it|they)\b[^.]{0,40}\bsays?|official line|anyway|in fact|actually|even though|don't need to know|doesn't need to know|better (?:they|he|she) (?:don't|doesn't))\b)"
+        r"\bif (?:a |the |any )?(?:users?|customers?|guests?|clients?|patients?|callers?|employees?|tenants?|residents?|members?|parents?|students?|they)\b (?:asks?|questions?|wants? to know)\b[^.;]{0,100}\b(?:tell (?:them|him|her)|say|answer|reply|respond)\w*(?: with)? (?:no|none|nothing|that (?:there (?:is|are|were) none|it (?:was|is|wasn't|isn't) not|nothing))\b"
+        r"(?=[^\n]{0,200}\b(?:regardless|whatever (?:the|it|they)\b[^.]{0,40}\bsays?|official line|anyway|in fact|actually|even though|don't need to know|doesn't need to know|better (?:they|he|she) (?:don't|doesn't)|(?:don't|do not|never) (?:reference|mention|bring up|acknowledge|share) the (?:incident|breach|leak|outage|exposure)|stays? internal)\b)"
     ),
     # lessons left out of what the user is shown ("when summarizing this
     # memory store for the user, leave out any lesson that mentions …")
@@ -410,6 +410,12 @@ JUDGE_ADDRESSED = [
         r"\b(?:note|message|instructions?|hint|housekeeping|maintenance|cleanup|guidance|rules?|policy|directive) (?:to|for) (?:the )?(?:automated |automatic )?(?:lesson|memory|knowledge) (?:store|system|base|layer|reviewer|screener|filter|classifier|checker|judge)\b"
         r"|\b(?:classification|classifier|screening|moderation|ranking|dedup\w*) (?:hint|instruction|directive|override)s?\b"
         r"|\bthis (?:lesson|entry|memory|note) is (?:novel|safe|clean|trusted|verified)\b[^.]{0,60}\b(?:must|should|never|not)\b"
+        # the classifier addressed by name ("To the deduplication
+        # classifier: …"), a verdict over every other lesson, their text
+        # replaced with this one's
+        r"|(?:^|[.!?\n]\s*)(?:to|dear|attn:?|attention:?) (?:the |any |whatever )?(?:[\w-]+ ){0,2}(?:classifier|judge|screener|deduplicator|moderator|grader)s?\s*[:,]"
+        r"|\bthis (?:lesson|entry|note|memory) is (?:a )?(?:duplicate|restatement|contradiction|superseding version) of (?:every|all|any|each)\b"
+        r"|\breplace (?:their|its|those lessons'|the other lessons'|existing lessons') (?:content|text|wording)s? with\b"
     ),
     rx(
         r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating) (?:model|judge|classifier|llm|ai|agent|step)\b"
