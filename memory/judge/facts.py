@@ -231,11 +231,13 @@ class _Scanner:
         "less than 25"), from the words just before it in its sentence."""
         j = i - 1
         while j >= 0 and i - j <= 3 and self.t[j].kind is not Kind.PUNCT:
-            word = self.low(j)
-            if word in _UPPER_BOUND:
-                return -1
-            if word in _LOWER_BOUND:
-                return 1
+            words = {self.low(j), self.t[j].lemma}  # "at least" is read as "least"
+            # "no less than ten days" is a floor, "not more than" a ceiling
+            sign = -1 if self.low(j - 1) in ("no", "not") else 1
+            if words & _UPPER_BOUND:
+                return -sign
+            if words & _LOWER_BOUND:
+                return sign
             j -= 1
         return 0
 

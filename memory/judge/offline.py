@@ -129,8 +129,9 @@ class _FactComparison:
     agree_hard: int = 0  # agreeing groups outside the soft dimensions
 
 
-def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
-    """Pair facts by dimension and key, then compare their values."""
+def _compare_facts(new: list[Fact], cand: list[Fact], ranges: bool = True) -> _FactComparison:
+    """Pair facts by dimension and key, then compare their values (values
+    bounded in opposite directions are two ranges, unless ``ranges`` is off)."""
     out = _FactComparison()
     gn, gc = _group(new), _group(cand)
     # a version with no tool named ("v2.3.1") matches the other side's only version
@@ -153,7 +154,7 @@ def _compare_facts(new: list[Fact], cand: list[Fact]) -> _FactComparison:
             out.new_only.append(key)
             continue
         out.keys.add(key[1])
-        if _opposite_bounds(facts_n, facts_c):
+        if ranges and _opposite_bounds(facts_n, facts_c):
             # "claims under 25 EUR" and "claims over 1000 EUR": two ranges, two subjects
             out.ranges.append(f"{', '.join(describe(f) for f in facts_n)} vs "
                               f"{', '.join(describe(f) for f in facts_c)}")  # fmt: skip
@@ -572,6 +573,10 @@ def read_pair(
         return Reading(Relation.NOVEL, confidence, f"about a different subject ({subject})")
 
     facts = _compare_facts(new.facts, cand.facts)
+    if facts.ranges and _same_situation(new_sit, cand_sit) and _polarity_conflicts(new, cand):
+        # "do not open above 85 %" and "may be opened up to 90 %" in one
+        # situation: one limit, told from its two sides
+        facts = _compare_facts(new.facts, cand.facts, ranges=False)
     if facts.ranges:
         return Reading(Relation.NOVEL, 0.7, f"about another range ({facts.ranges[0]})")
     conflicts = list(facts.conflicts)

@@ -489,6 +489,9 @@ def _word(raw: str) -> Token:
     return Token(Kind.WORD, raw, raw.lower())
 
 
+_MODEL_PLURAL_RE = re.compile(r"[A-Z]+\d{2,}s")
+
+
 def _entity(raw: str, etype: str) -> Token:
     return Token(Kind.ENTITY, raw, raw.lower().rstrip("/"), etype=etype)
 
@@ -569,6 +572,8 @@ def _classify(chunk: str) -> list[Token]:
     if _ENVVAR_RE.fullmatch(chunk):
         return [_entity(chunk, "envvar")]
     if "_" in chunk or (re.search(r"\d", chunk) and re.search("[a-z]", chunk, re.I)):
+        if _MODEL_PLURAL_RE.fullmatch(chunk):  # "A100s" are A100s ("k8s" is no plural)
+            return [_entity(chunk[:-1], "ident")]
         return [_entity(chunk, "ident")]
     if "-" in chunk:
         parts = [p for p in chunk.split("-") if p]

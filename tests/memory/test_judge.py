@@ -881,6 +881,45 @@ def test_values_bounded_in_opposite_directions_are_different_ranges() -> None:
     assert ranges is Relation.NOVEL
 
 
+def test_bounds_written_in_several_words_are_read() -> None:
+    # "no less than" is a floor, as "over" is: two floors, two values
+    floors = relation(
+        "Keep the nightly backups for over 30 days.",
+        "Keep the nightly backups for no less than 90 days.",
+    )
+    assert floors is Relation.CONTRADICTS
+    # "at least" a floor, "within" a ceiling: one week each way is no restatement
+    situation = "company secretarial, board meetings"
+    apart = judge(
+        "Give at least 7 days' notice of a board meeting.",
+        cand("Circulate the board minutes within 5 business days.", situation=situation),
+        situation=situation,
+    )
+    assert apart.relation is Relation.NOVEL
+
+
+def test_a_limit_told_from_its_two_sides_in_one_situation_is_one_limit() -> None:
+    # "above 20" and "up to 25" bound in opposite directions, but one forbids
+    # and the other allows: in one situation they are one limit, 20 against 25
+    situation = "deciding whether to launch the dinghies"
+    verdict = judge(
+        "Do not launch the dinghies when the wind is above 20 knots.",
+        cand("The dinghies may be launched in winds up to 25 knots.", situation=situation),
+        situation=situation,
+    )
+    assert verdict.relation is Relation.CONTRADICTS
+
+
+def test_a_plural_of_a_model_name_is_the_name() -> None:
+    assert (
+        relation(
+            "Halve the batch size when a job runs out of memory on the H100 nodes.",
+            "When jobs run out of memory on the H100s, halve the batch size.",
+        )
+        is Relation.DUPLICATE
+    )
+
+
 def test_a_frequency_that_names_a_job_is_part_of_its_subject() -> None:
     verdict = judge(
         "The orders nightly ETL times out after two hours.",
