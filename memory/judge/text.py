@@ -379,7 +379,8 @@ def normalise_values(text: str) -> str:
     # "between 2 and 8 degc"): the unit belongs to both ends
     t = re.sub(
         r"(?<![\d.])(-?\d+(?:\.\d+)?)(\s?(?:-|\u2013|to|and)\s?)(-?\d+(?:\.\d+)?) "
-        r"(degc|degf|inch|cm|mm|ppm)\b",
+        r"(degc|degf|inch|cm|mm|ppm|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
+        r"|kg|mg|ml|gb|mb|tb|km|miles?|metres?|meters?)\b",
         lambda m: (
             f"{m.group(1)} {m.group(4)}{_JOINED.get(m.group(2).strip(), m.group(2))}"
             f"{m.group(3)} {m.group(4)}"

@@ -910,6 +910,21 @@ def test_a_limit_told_from_its_two_sides_in_one_situation_is_one_limit() -> None
     assert verdict.relation is Relation.CONTRADICTS
 
 
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        # a range whose unit is written once, after its upper end: a count
+        # and a duration before
+        ("Swap the filter cartridges once a week.",
+         "Swap the filter cartridges every 48-72 hours.", "contradicts"),
+        ("A full reindex takes 10-15 minutes.",
+         "A full reindex takes 10 minutes to 15 minutes.", "duplicate"),
+    ],
+)  # fmt: skip
+def test_a_range_shares_the_unit_written_after_it(content: str, other: str, expected: str) -> None:
+    assert relation(content, other).value == expected
+
+
 def test_a_plural_of_a_model_name_is_the_name() -> None:
     assert (
         relation(
