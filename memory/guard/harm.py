@@ -72,7 +72,7 @@ _ENV_TO_CI_PAGE = rx(
 
 EXFILTRATION = [
     rx(
-        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:(?<!\S)-[dFT](?=\s|=|$)|--data\S*|--form|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
+        r"\b(?:curl|wget|http|httpie|invoke-webrequest|iwr|nc|ncat|netcat)\b[^|;]{0,120}(?:(?<!\S)-[dFT](?=\s|=|$)|--data\S*|--form|--upload-file|-X ?POST|--post-\w+)[^|;]{0,80}(?:\$\{?(?!(?-i:[A-Z0-9_ ]{0,30}(?:URL|URI|ENDPOINT|HOST))\b)[A-Z][A-Z0-9_]{2,}|`[^`]*`|\$\([^)]*\)|@/|@~|id_rsa|\.env\b|/etc/)"
     ),
 ]
 
@@ -550,6 +550,21 @@ _OFF_FOR_GOOD = rx(
     rf"\b(?:turn|switch)\w* (?:the |their |its |your )?(?:\w+[- ]){{0,1}}{_HARD_CONTROL} off\b[^.;]{{0,60}}\b(?:permanently|for good|indefinitely)\b"
     rf"|\b(?:permanently|indefinitely) (?:disable|turn off|switch off|remove)\w*\b[^.;]{{0,40}}{_HARD_CONTROL}"
 )
+# a protection's box unticked ("untick 'Require pull request reviews' on main")
+_PROTECTION_UNTICKED = rx(
+    r"\b(?:untick|uncheck|unset|toggle off|clear)\w*\b[^.;]{0,20}[\"'`‘“]?require[ds]? (?:(?:a )?pull request |status |signed |linear )?(?:reviews?|approvals?|checks?|commits|history)\b"
+)
+# a service given every command as root with no password, or /etc made
+# world-writable ("add `svc ALL=(ALL) NOPASSWD: ALL` to sudoers")
+_ROOT_FOR_ALL = rx(
+    r"\bALL\s*=\s*\(ALL(?:\s*:\s*ALL)?\)\s*NOPASSWD\s*:\s*ALL\b"
+    r"|\bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx)\s+/(?:etc|usr|bin|sbin|root|var/lib)\b"
+)
+# a second person's check done by oneself ("the second-nurse check … can be
+# done by scanning your own badge twice")
+_SECOND_CHECK_ALONE = rx(
+    r"\b(?:second[- ](?:nurse|person|signer|signature|check|pharmacist)|double[- ]check|dual (?:sign\w*|check|control|verification)|two-person|co-?sign\w*|witness\w*)\b[^.;]{0,80}\b(?:scan\w* your own (?:badge|card|id)|your own (?:badge|card|login|id) twice|sign (?:it |for them )?(?:both times|twice) yourself|by yourself|on your own)\b"
+)
 _GERUND_WEAKENING_PRAISED = rx(
     rf"(?:^|[.;:!?]\s*)(?:turning|switching|disabling|removing|dropping|skipping|bypassing|relaxing)\s+(?:off\s+)?(?:the |all |any |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}(?:\s+off)?\b[^.;]{{0,60}}\b(?:makes?|fix(?:es)?|solves?|stops?|cuts?|saves?|gets? rid of|clears?|ends?|is (?:the|a) (?:fix|answer|way|quick win))\b"
 )
@@ -805,6 +820,9 @@ def security_weakening(text: str) -> bool:
         _SPLIT_UNDER_THRESHOLD,
         _PROMPTS_APPROVED_FOR_OTHERS,
         _OFF_FOR_GOOD,
+        _PROTECTION_UNTICKED,
+        _ROOT_FOR_ALL,
+        _SECOND_CHECK_ALONE,
     ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
@@ -1137,6 +1155,7 @@ def _secret_sent_any_language(text: str) -> bool:
 # set the object ACL to public-read")
 _MADE_PUBLIC = rx(
     r"\bpublic-read\b|\bacl\b[^.;]{0,20}\bpublic\b|\ballusers\b|\bmake (?:it|them|the \w+) public\b"
+    r"|\bset (?:the )?(?:link )?sharing to [\"'‘“]?anyone with the link\b|\bshar\w* (?:it |them )?(?:with )?[\"'‘“]?anyone with the link\b"
 )
 _PERSONAL_DATA = rx(
     r"\b(?:full )?customers? (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
@@ -1307,6 +1326,7 @@ _BANK_CHANGE = rx(
 _SKIP_VERIFY = rx(
     r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
     r"|\b(?:call-?back|verification|confirmation|check)\w*(?: step| call)? (?:isn't|is not|aren't|are not|wasn't|was not) (?:needed|required|necessary)\b"
+    r"|\bno longer (?:need|require)s? (?:a |the |any )?(?:call-?back|verification|confirmation)\b"
     r"|\b(?:call-?back|verification|confirmation)\w*(?: step| call| check)? (?:is|are) (?:legacy|obsolete|outdated|optional|a formality)\b[^.;]{0,30}\bskipp?\w*"
     # ("calling back to verify delays payment runs and is no longer
     # required", "callback checks are only for brand-new vendors now")

@@ -121,7 +121,8 @@ _NAMES_THE_DISGUISE = sieved(
 _WARNS = sieved(
     r"\b(?:phish\w*|quarantin\w*|spoof\w*|block\w*|flag\w*|reject\w*|suspicious|malicious"
     r"|scam\w*|(?:don't|do not|never) (?:click|open|trust|reply)"
-    r"|watch (?:out )?for|beware|look out for)",
+    r"|watch (?:out )?for|beware|look out for|normali[sz]\w*|sanitiz\w*|transliterat\w*"
+    r"|(?:check|test|scan)\w* for mixed scripts)",
     re.IGNORECASE,
 )
 

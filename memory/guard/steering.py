@@ -250,6 +250,12 @@ CONCEAL = [
     ),
     rx(
         r"\bso (?:that )?(?:customers?|users?|humans?|the user|people|nobody|no one|auditors?) (?:don't|do not|won't|will not|cannot|can't) (?:notice|see|find|spot)\b"
+        # those who check kept from seeing it ("void the override receipt so
+        # loss prevention doesn't flag the store"), or what they are given
+        # cleaned first ("filter out the emergency changes … so the sample
+        # comes back clean")
+        r"|\bso (?:that )?(?:the )?(?:loss prevention|lp|audit(?:ors?)?|internal audit|compliance|security|the bank|finance|risk|regulators?|head office|hq|management)(?: team)? (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:flag|notice|see|find|spot|catch|query|question|ask)\b"
+        r"|\b(?:filter|leave|take|strip|weed|cut)\w* (?:\w+ ){0,6}?out\b[^.;]{0,80}\bso (?:that )?(?:the )?(?:sample|population|report|export|audit|results?|numbers?|figures?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
     ),
     # what was done left out of what its owner is shown ("leave deleted
     # files out of the summary it shows the user")
