@@ -266,6 +266,21 @@ SYNONYMS: dict[str, str] = {
     "dir": "directory",
     "folder": "directory",
     "cc": "copy",
+    # everyday short forms, one word each ("app logs" are application logs)
+    "application": "app",
+    "refrigerator": "fridge",
+    "bicycle": "bike",
+    "temperature": "temp",
+    "information": "info",
+    "administrator": "admin",
+    "telephone": "phone",
+    "photograph": "photo",
+    "laboratory": "lab",
+    "veterinarian": "vet",
+    "veterinary": "vet",
+    "statistics": "stats",
+    "maximum": "max",
+    "minimum": "min",
 }
 
 # Irregular forms the suffix stemmer cannot reach.

@@ -925,6 +925,19 @@ def test_a_range_shares_the_unit_written_after_it(content: str, other: str, expe
     assert relation(content, other).value == expected
 
 
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("App logs are kept for two weeks.",
+         "Application logs are kept for 30 days.", "contradicts"),
+        ("The reagent fridge temperature is logged twice a day.",
+         "The reagent refrigerator temperature is logged daily.", "contradicts"),
+    ],
+)  # fmt: skip
+def test_everyday_short_forms_are_their_words(content: str, other: str, expected: str) -> None:
+    assert relation(content, other).value == expected
+
+
 def test_a_plural_of_a_model_name_is_the_name() -> None:
     assert (
         relation(
