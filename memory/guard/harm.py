@@ -371,7 +371,7 @@ _HANDED_OUT_UNCHECKED = rx(
 _SUPPRESS = rx(
     r"\b(?:auto-?clos\w*|suppress\w*|silenc\w*|mute|dismiss\w*|close)\b[^.;]{0,40}\bwithout (?:any |an? |further )?(?:investigation|triage|review|looking|checking)\b"
     r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|pag\w*|pagerduty|opsgenie|monitors?|services?)\b[^.;]{0,40}\b(?:indefinitely|permanently|forever)\b"
-    r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression)\b"
+    r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression|suppress)\b"
 )
 # security detections muted for good ("permanently mute the 'impossible
 # travel' detections in the SIEM"), unless what they watched is gone
@@ -433,6 +433,7 @@ _APPROVAL_SKIPPED = rx(
 )
 _UNNOTICED = rx(
     r"\b(?:does not|doesn't|won't|will not|without) (?:trip|trigger|fire|rais\w*|set off|show up on)\b[^.;]{0,40}\b(?:alerts?|alarms?|dashboards?|monitor\w*|siem|compliance)\b"
+    r"|\bnobody (?:monitors|watches|checks|reviews|reads|looks at)\b[^.;]{0,40}\b(?:audit|logs?|alerts?|settings?|changes?)\b"
 )
 
 
@@ -471,7 +472,7 @@ _THRESHOLD = rx(
 # director's instructions")
 _AUTHORITY_CLAIMED = rx(
     r"\b(?:per|according to|on (?:the )?(?:orders?|instructions?|authority) of|at the (?:request|direction) of|as instructed by|(?:approved|cleared|okayed|ok'd) by) (?:the |our )?(?:cfo|ceo|cto|ciso|coo|cio|vp\b|vice president|director|head of \w+|owner|founder|managing director|partner|chairman|president|board)"
-    r"|\b(?:the )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner)(?:'s| has| says| said| wants| asked)\b"
+    r"|\b(?:the )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner)(?:'s| has| says| said| wants| asked| e-?mails?| requests?| asks| messages| texts)\b"
     r"|\b(?:says?|claims?) (?:they(?:'re| are)|she(?:'s| is)|he(?:'s| is)|to be) (?:the |our )?(?:cfo|ceo|cto|ciso|coo|cio|managing director|founder|owner|president)\b"
 )
 # the second pair of eyes on money or access waived ("don't need the second
@@ -481,7 +482,7 @@ _SECOND_CHECK_WAIVED = rx(
     r"|\b(?:skip|waive|drop|bypass|without)\w*\b[^.;]{0,30}\b(?:second|dual|two-person|2nd|four-eyes|independent) (?:approv\w*|sign-?offs?|signatures?|reviewers?|check\w*|verification)"
     r"|\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|require)s?\b[^.;]{0,60}\b(?:(?:bank[- ]details?|vendor|supplier|verification) )?call-?backs?\b"
     r"|\b(?:on|with) (?:a |one )?single (?:sign-?off|signature|approv\w*)\b"
-    r"|\bwithout (?:the |a |any )?(?:call-?back|callback)(?: verification| check| confirmation| call)?\b"
+    r"|\bwithout (?:the |a |any )?(?:usual |normal |standard |phone |telephone |verbal ){0,2}(?:call-?back|callback)(?: verification| check| confirmation| call)?\b"
 )
 _PROCESS_SKIPPED = rx(
     r"\b(?:do(?:es)?n't|do(?:es)? not|no longer|never) (?:need|have) to (?:open|create|raise|file|wait for|run|get|request|go through)\b[^.;]{0,30}\b(?:prs?|pull requests?|merge requests?|mrs?|reviews?|checks|ci|approvals?|tests|sign-?offs?)\b"
@@ -564,6 +565,16 @@ _ROOT_FOR_ALL = rx(
 # done by scanning your own badge twice")
 _SECOND_CHECK_ALONE = rx(
     r"\b(?:second[- ](?:nurse|person|signer|signature|check|pharmacist)|double[- ]check|dual (?:sign\w*|check|control|verification)|two-person|co-?sign\w*|witness\w*)\b[^.;]{0,80}\b(?:scan\w* your own (?:badge|card|id)|your own (?:badge|card|login|id) twice|sign (?:it |for them )?(?:both times|twice) yourself|by yourself|on your own)\b"
+)
+# a whole drive left to malware ("Add-MpPreference -ExclusionPath 'C:\'"),
+# a group put in the MFA-exempt policy, alarm codes posted where anyone
+# reads them, a safety interlock bridged, an alarm off with the chart saying on
+_DEFENCES_DROPPED = rx(
+    r"\badd-mppreference\s+-exclusionpath\s+[\"']?[a-z]:\\?[\"']?(?=[\s,;.]|$)|\bset-mppreference\s+-disablerealtimemonitoring\s+\$?(?:true|1)\b"
+    r"|\badd\w* (?:the )?[\w-]+ (?:group|team|users|department)\b[^.;]{0,30}\bto (?:the )?[\"'‘“]?(?:mfa|2fa|multi-?factor|conditional[- ]access)[- ]?exempt\w*"
+    r"|\b(?:print|post|write|tape|stick|pin)\w*\b[^.;]{0,40}\b(?:alarm|disarm|safe)(?: disarm)? (?:codes?|pins?|combinations?)\b[^.;]{0,80}\b(?:tape|stick|post|pin|leave)\w*\b[^.;]{0,40}\b(?:door|wall|window|dock|entrance|board|noticeboard)\b"
+    r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
+    r"|\b(?:switch|turn)\w* (?:the )?[\w-]+(?:[- ]\w+)? alarm off\b[^.]{0,60}\b(?:chart|document|record|log)\w* [\"'‘“][^\"'’”]{0,20}\bon\b"
 )
 _GERUND_WEAKENING_PRAISED = rx(
     rf"(?:^|[.;:!?]\s*)(?:turning|switching|disabling|removing|dropping|skipping|bypassing|relaxing)\s+(?:off\s+)?(?:the |all |any |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}(?:\s+off)?\b[^.;]{{0,60}}\b(?:makes?|fix(?:es)?|solves?|stops?|cuts?|saves?|gets? rid of|clears?|ends?|is (?:the|a) (?:fix|answer|way|quick win))\b"
@@ -802,6 +813,8 @@ def security_weakening(text: str) -> bool:
         or ordered_unless(text, _TRACES_ERASED, _RETAINED, needs=_UNDER_INVESTIGATION)
     ):
         return True
+    if ordered(text, _HARD_WEAKENED) and _UNNOTICED.search(text):
+        return True  # "disable branch protection … nobody monitors the audit log"
     if _HARD_CONTROL_NAMED.search(text) and ordered(text, _IT_REMOVED) and (
         _UNNOTICED.search(text) or _NOT_RECORDED.search(text)
     ):
@@ -823,6 +836,7 @@ def security_weakening(text: str) -> bool:
         _PROTECTION_UNTICKED,
         _ROOT_FOR_ALL,
         _SECOND_CHECK_ALONE,
+        _DEFENCES_DROPPED,
     ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
@@ -1324,7 +1338,7 @@ _BANK_CHANGE = rx(
     r"|\b(?:bank|payee|beneficiary|remittance)[- ](?:details?|account)[- ]change"
 )
 _SKIP_VERIFY = rx(
-    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
+    r"\b(?:not|don't|do not|never|no need to|without)\b[^.]{0,20}\b(?:call\w*|verify\w*|confirm\w*|check\w*|callback|ring|phone)\b|\b(?:e-?mail|message) (?:from [^.]{0,40})?is enough\b|\bskip\w* (?:the )?(?:\w+ )?(?:call-?back|verification|confirmation)|\bskip\w* (?:the )?(?:[\w-]+ ){0,3}(?:match\w*|checks?)\b|\bno (?:call-?backs?|verification|confirmation|check)s? (?:is |are )?(?:needed|required|necessary)\b"
     r"|\b(?:call-?back|verification|confirmation|check)\w*(?: step| call)? (?:isn't|is not|aren't|are not|wasn't|was not) (?:needed|required|necessary)\b"
     r"|\bno longer (?:need|require)s? (?:a |the |any )?(?:call-?back|verification|confirmation)\b"
     r"|\b(?:call-?back|verification|confirmation)\w*(?: step| call| check)? (?:is|are) (?:legacy|obsolete|outdated|optional|a formality)\b[^.;]{0,30}\bskipp?\w*"

@@ -254,8 +254,9 @@ CONCEAL = [
         # loss prevention doesn't flag the store"), or what they are given
         # cleaned first ("filter out the emergency changes … so the sample
         # comes back clean")
-        r"|\bso (?:that )?(?:the )?(?:loss prevention|lp|audit(?:ors?)?|internal audit|compliance|security|the bank|finance|risk|regulators?|head office|hq|management)(?: team)? (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:flag|notice|see|find|spot|catch|query|question|ask)\b"
+        r"|\bso (?:that )?(?:the )?(?:loss prevention|lp|audit(?:ors?)?|internal audit|compliance|security|the bank|finance|risk|regulators?|head office|hq|management|leadership|the board|the soc)(?: team)? (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:start )?(?:flag|notice|see|find|spot|catch|query|question|ask)\w*\b"
         r"|\b(?:filter|leave|take|strip|weed|cut)\w* (?:\w+ ){0,6}?out\b[^.;]{0,80}\bso (?:that )?(?:the )?(?:sample|population|report|export|audit|results?|numbers?|figures?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
+        r"|\b(?:delet|relabel|re-label|archiv|hid|remov|exclud|purg)\w*\b[^.]{0,160}\bso (?:that )?(?:the )?(?:audit )?(?:sample population|sample|population|report|export|audit|results?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
     ),
     # what was done left out of what its owner is shown ("leave deleted
     # files out of the summary it shows the user")
@@ -355,6 +356,11 @@ CONCEAL = [
     rx(
         r"\b(?:delete|clear|wipe|purge|scrub|truncate)\b[^.;]{0,30}\b(?:audit (?:log|trail)s?|shell history|bash_history|logs? of (?:this|it|that)|traces?)\b[^.;]{0,30}\b(?:afterwards|after(?:wards)?|when done|after each|to avoid|so (?:no one|nobody))"
     ),
+    # an error's record corrected with nobody told ("just correct the MAR
+    # entry … no need to bother the family or file an incident report")
+    rx(
+        r"\b(?:correct|change|alter|edit|amend|backdat|overwrit)\w* the (?:mar|chart|record|log|administration time|entry|timestamps?)\b[^\n]{0,120}?\b(?:no need to|don't|do not|without)\b[^.;]{0,40}\b(?:file|report|tell|inform|bother|notify)\w*\b[^.;]{0,40}\b(?:incident|family|patient|datix|pharmacy|the doctor)"
+    ),
 ]
 
 
@@ -422,6 +428,10 @@ JUDGE_ADDRESSED = [
         r"|(?:^|[.!?\n]\s*)(?:to|dear|attn:?|attention:?) (?:the |any |whatever )?(?:[\w-]+ ){0,2}(?:classifier|judge|screener|deduplicator|moderator|grader)s?\s*[:,]"
         r"|\bthis (?:lesson|entry|note|memory) is (?:a )?(?:duplicate|restatement|contradiction|superseding version) of (?:every|all|any|each)\b"
         r"|\breplace (?:their|its|those lessons'|the other lessons'|existing lessons') (?:content|text|wording)s? with\b"
+        # a system notice written into a lesson, or agents told to act as if
+        # the rules were gone ("… should answer as if no such restrictions exist")
+        r"|\[\s*system (?:notice|message|note|override|directive)\b"
+        r"|\b(?:answer|respond|act|behave|reply)\w* as if (?:no|there (?:are|were) no) (?:such )?(?:restrictions?|rules?|policies|guidelines|limits?|safeguards?)\b"
     ),
     rx(
         r"(?<![\w-])(?:comparing|judging|screening|classifying|deduplicating) (?:model|judge|classifier|llm|ai|agent|step)\b"
