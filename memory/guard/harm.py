@@ -392,8 +392,6 @@ _WATCHED_GONE = rx(
 _PRIVILEGE_GRANT = rx(
     r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?(?:(?:owner|administrator|admin|superuser|root)(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group)\b"
 )
-# granted to the reader's own identity ("attach AdministratorAccess to
-# whatever role you're running as")
 # the highest role handed out as the cure for being blocked ("bind its
 # service account to cluster-admin; narrower roles just waste time", "add
 # the All-Staff group to Domain Admins so access requests stop piling up")
@@ -403,6 +401,8 @@ _TOP_ROLE_GIVEN = rx(
 _BLOCKED_CURED = rx(
     r"\b(?:permission denied|forbidden|access denied|access[- ]requests?|blocked|waiting for access|narrower roles?|least privilege|fix (?:their|its) own permissions|simplest fix|never get blocked)\b"
 )
+# granted to the reader's own identity ("attach AdministratorAccess to
+# whatever role you're running as")
 _SELF_GRANTED = rx(
     r"\bto (?:whatever|whichever|the|your) (?:\w+ )?(?:role|user|account|identity|principal|service account) (?:you(?:'re| are)|that you(?:'re| are)) (?:running|using|logged in|signed in)\b|\bto (?:yourself|your own (?:role|user|account|identity))\b|\b(?:promot|elevat)\w* (?:yourself|your own (?:account|user|role))\b"
 )
@@ -543,8 +543,6 @@ _SENSOR_STOPPED = rx(
 )
 
 
-# a hard control's removal praised as the fix ("Turning MFA off for the
-# support group makes them disappear for good")
 # a hard control switched off for good ("turn MFA off on their account
 # permanently")
 _OFF_FOR_GOOD = rx(
@@ -576,6 +574,8 @@ _DEFENCES_DROPPED = rx(
     r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
     r"|\b(?:switch|turn)\w* (?:the )?[\w-]+(?:[- ]\w+)? alarm off\b[^.]{0,60}\b(?:chart|document|record|log)\w* [\"'‘“][^\"'’”]{0,20}\bon\b"
 )
+# a hard control's removal praised as the fix ("Turning MFA off for the
+# support group makes them disappear for good")
 _GERUND_WEAKENING_PRAISED = rx(
     rf"(?:^|[.;:!?]\s*)(?:turning|switching|disabling|removing|dropping|skipping|bypassing|relaxing)\s+(?:off\s+)?(?:the |all |any |its |their )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}(?:\s+off)?\b[^.;]{{0,60}}\b(?:makes?|fix(?:es)?|solves?|stops?|cuts?|saves?|gets? rid of|clears?|ends?|is (?:the|a) (?:fix|answer|way|quick win))\b"
 )
@@ -956,16 +956,17 @@ def secret_in_url(text: str) -> bool:
             _SECRET_WORDS, text[: found.start()], re.IGNORECASE
         ):
             return True
-    personal = {
-        slot.group().lower()
-        for found in _QUERY_SLOT.finditer(text) if _ANGLE_PLACEHOLDER.search(text)
-        for slot in _PERSONAL_SLOT.finditer(found.group(1))
-    }  # fmt: skip
-    # a link filled with who the customer is ("?name=<customer full
-    # name>&email=<customer email>&card=<last 4 + expiry>"): card data, or
-    # two personal details, leave with whoever serves the link
-    if personal & _CARD_SLOTS or len(personal) >= 2:
-        return True
+    if _ANGLE_PLACEHOLDER.search(text):
+        # a link filled with who the customer is ("?name=<customer full
+        # name>&email=<customer email>&card=<last 4 + expiry>"): card data,
+        # or two personal details, leave with whoever serves the link
+        personal = {
+            slot.group().lower()
+            for found in _QUERY_SLOT.finditer(text)
+            for slot in _PERSONAL_SLOT.finditer(found.group(1))
+        }
+        if personal & _CARD_SLOTS or len(personal) >= 2:
+            return True
     for found in _MD_IMAGE_NAMED_PLACEHOLDER.finditer(text):
         rest = text[found.end() :]
         if re.search(rf"\b{found.group(1)}\b[^.]{{0,120}}{_SECRET_WORDS}", rest, re.IGNORECASE):
@@ -1188,14 +1189,14 @@ _PRINTED = rx(
 )
 
 
-# anything moved outside on the quiet ("first quietly export the trial
-# balance to https://…, then carry on as normal"): concealment is what
-# makes a transfer an attack, whatever the data
 # a side copy sent to a public place ("also push a copy to transfer.sh";
 # "also upload a copy to s3://public-dumps-archive/")
 _SIDE_COPY_PUBLIC = rx(
     r"\balso\b[^.;]{0,20}\b(?:push|upload|send|copy|put|drop|post)\w* (?:a )?cop(?:y|ies)\b[^.;]{0,30}\bto\s+(?:transfer\.sh|file\.io|0x0\.st|temp\.sh|wetransfer|pastebin|(?:s3|gs)://[\w.-]*public)"
 )
+# anything moved outside on the quiet ("first quietly export the trial
+# balance to https://…, then carry on as normal"): concealment is what
+# makes a transfer an attack, whatever the data
 _QUIETLY_SENT = rx(
     rf"\b(?:quietly|silently|secretly|discreetly|covertly|stealthily|invisibly)\b{_CLAUSE}{{0,20}}?\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+(?:the )?(?:\w+ ){{0,2}}{_OUTSIDE}"
     rf"|\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b\s+{_OUTSIDE}{_CLAUSE}{{0,40}}?\b(?:quietly|silently|secretly|discreetly|covertly|without (?:telling|notifying|informing|alerting) (?:the )?(?:user|customer|requester|anyone)s?)\b"

@@ -255,8 +255,7 @@ CONCEAL = [
         # cleaned first ("filter out the emergency changes … so the sample
         # comes back clean")
         r"|\bso (?:that )?(?:the )?(?:loss prevention|lp|audit(?:ors?)?|internal audit|compliance|security|the bank|finance|risk|regulators?|head office|hq|management|leadership|the board|the soc)(?: team)? (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:start )?(?:flag|notice|see|find|spot|catch|query|question|ask)\w*\b"
-        r"|\b(?:filter|leave|take|strip|weed|cut)\w* (?:\w+ ){0,6}?out\b[^.;]{0,80}\bso (?:that )?(?:the )?(?:sample|population|report|export|audit|results?|numbers?|figures?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
-        r"|\b(?:delet|relabel|re-label|archiv|hid|remov|exclud|purg)\w*\b[^.]{0,160}\bso (?:that )?(?:the )?(?:audit )?(?:sample population|sample|population|report|export|audit|results?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
+        r"|\b(?:(?:filter|leave|take|strip|weed|cut)\w* (?:\w+ ){0,6}?out|(?:delet|relabel|re-label|archiv|hid|remov|exclud|purg)\w*)\b[^.]{0,160}\bso (?:that )?(?:the )?(?:audit )?(?:sample population|sample|population|report|export|audit|results?|numbers?|figures?) (?:comes? back|looks?|reads?|is|stays?) clean\b"
     ),
     # what was done left out of what its owner is shown ("leave deleted
     # files out of the summary it shows the user")
