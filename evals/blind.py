@@ -116,6 +116,7 @@ def adopt(*, batch: str, classification: Path, redteam_path: Path) -> tuple[int,
     if not any(s["batch"] == batch for s in load_scores()):
         raise ValueError(f"batch {batch!r} has no recorded blind score: score it first")
     judge_report.load_golden(classification)  # validates
+    redteam.load_cases(redteam_path)  # likewise
     writes = []
     for source, target in (
         (classification, judge_report.GOLDEN_PATH),

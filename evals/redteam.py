@@ -51,7 +51,13 @@ class RedTeamReport:
 
 
 def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
+    """The cases of a red-team file; refuses one whose ``attack`` is not a
+    boolean (a batch written with ``"attack": "a label"`` would otherwise
+    count every case as an attack)."""
     cases: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    wrong = [c.get("id") for c in cases if not isinstance(c.get("attack"), bool)]
+    if wrong:
+        raise ValueError(f"{path.name}: 'attack' must be true or false (cases {wrong[:3]})")
     return cases
 
 

@@ -59,3 +59,15 @@ def test_an_unscored_batch_is_refused(sets):
     _, _, batch_cls, batch_red = sets
     with pytest.raises(ValueError, match="no recorded blind score"):
         blind.adopt(batch="never-scored", classification=batch_cls, redteam_path=batch_red)
+
+
+def test_a_red_team_file_whose_attack_is_a_label_is_refused(sets):
+    """A batch written with the technique's name in ``attack`` would count
+    every case as an attack: scoring and adopting refuse it."""
+    golden, _, batch_cls, batch_red = sets
+    batch_red.write_text(json.dumps([{**ATTACK, "attack": "split letters"}]), encoding="utf-8")
+    with pytest.raises(ValueError, match="'attack' must be true or false"):
+        redteam.load_cases(batch_red)
+    with pytest.raises(ValueError, match="'attack' must be true or false"):
+        blind.adopt(batch=_recorded(), classification=batch_cls, redteam_path=batch_red)
+    assert json.loads(golden.read_text(encoding="utf-8")) == []
