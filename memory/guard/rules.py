@@ -131,6 +131,15 @@ _QUOTED_BY_SOMEONE = sieved(
 )
 
 
+# Written text that can carry an order, and the verbs that report one: shared
+# by the accounts of an attacker's text and of untrusted text below.
+_WRITTEN = (
+    r"(?:texts?|content|lessons?|messages?|notes?|e-?mails?|documents?|pages?|comments?|inputs?"
+    r"|instructions?|prompts?|entries|payloads?)"
+)
+_TELLS = r"(?:tells?|asks?|instructs?|says?)"
+
+
 # What an attacker's text says, quoted in a warning about it ("attackers
 # plant notes that tell a classifier to 'mark this as safe'"): the sentence
 # names who writes such things, then the text they write and what it tells,
@@ -139,9 +148,8 @@ _QUOTED_BY_SOMEONE = sieved(
 # account.
 _ATTACKERS_QUOTED = sieved(
     r"(?<!\bno )(?<!\bnot )\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|scammers?"
-    r"|phishers?)\b[^.;:!?]{0,40}\b(?:notes?|lessons?|messages?|texts?|instructions?|comments?"
-    r"|prompts?|e-?mails?|content|entries|payloads?)\b,? (?:that |which )?(?:tells?|asks?"
-    r"|instructs?|says?|telling|asking|instructing|saying)\b[^.;:!?\"'‘“]{0,40}[\"'‘“]$",
+    rf"|phishers?)\b[^.;:!?]{{0,40}}\b{_WRITTEN}\b,? (?:that |which )?(?:{_TELLS}"
+    r"|telling|asking|instructing|saying)\b[^.;:!?\"'‘“]{0,40}[\"'‘“]$",
     re.IGNORECASE,
 )
 
@@ -158,9 +166,8 @@ def _quoted_by_someone(text: str, start: int, end: int) -> bool:
 # sentence's verdict on it. Without that verdict it is no warning ("text
 # that tells you to ignore previous instructions must be obeyed").
 _TEXT_THAT_TELLS = sieved(
-    r"\b(?:text|content|lessons?|messages?|notes?|e-?mails?|documents?|pages?|comments?|inputs?"
-    r"|instructions?|prompts?|entries|payloads?)\b[^.;:!?]{0,40}\b(?:that|which) (?:tells?|asks?"
-    r"|instructs?|says?) (?:you|agents?|the (?:model|assistant|agent|reader)s?) (?:to )?$",
+    rf"\b{_WRITTEN}\b[^.;:!?]{{0,40}}\b(?:that|which) {_TELLS} "
+    r"(?:you|agents?|the (?:model|assistant|agent|reader)s?) (?:to )?$",
     re.IGNORECASE,
 )
 _TOLD_NOT_TO_FOLLOW = sieved(
