@@ -1,7 +1,8 @@
 """Fit the screen's reader (``memory/guard/reader.py``): the embedding
 model with its last layers fine-tuned to tell attacks from ordinary text.
 
-    python -m evals.screen_reader --fit     # fine-tune, pick the threshold, write the weights
+    python -m evals.screen_reader --fit     # fine-tune, write the weights, set the threshold
+    python -m evals.screen_reader --set-threshold   # set it again on the weights as they are
     python -m evals.screen_reader --hold-out blind-28,blind-29 FILE.json …   # a held-out check
     python -m evals.screen_reader --thresholds 0.9,0.95,0.98   # what other thresholds would do
 
@@ -9,16 +10,18 @@ The training text is the red-team set's attacks (positives) and its
 look-alikes, the attacks and look-alikes of ``screen_training.json``
 (written to train the screen's learned parts, never a gate's or a blind
 figure's), the long-history set's facts and a sample of the judge's golden
-lessons (negatives), each read as the screen reads it (normalised).
+lessons (negatives), and some of each as the LangGraph store writes them
+(JSON around the text), each read as the screen reads it (normalised).
 A stratified seventh of every kind is held back: the reader is fine-tuned
-on the rest, and the threshold is set above every negative, held back or
-fitted on (a look-alike it could not fit scores high even so), so it
+on the rest, and the threshold — scored as the service runs the reader —
+is set above every negative, held back or fitted on (a look-alike it
+could not fit scores high even so), and above every golden lesson, so it
 blocks none of the look-alikes or ordinary lessons it saw or never saw;
 the held-back attacks past it are the figure reported. The weights written
 are those of that model (nothing is refitted on the held-back part).
 
-PyTorch and transformers fine-tune (~2 minutes an epoch, ~7 in all, on
-two cores);
+PyTorch and transformers fine-tune (~3.5 minutes an epoch at ~5,600
+texts, ~12 in all with the threshold, on two cores; one fit at a time);
 the service reads the result with the embedding runtime (ONNX Runtime by
 default) and a dot product.
 """
@@ -37,26 +40,69 @@ EPOCHS = 3
 TUNED_LAYERS = 2  # the last two of MiniLM's six: ~7 MB of weights in float16
 LEARNING_RATE = 3e-5  # the tuned layers; the head's is 1e-3
 ORDINARY_SAMPLE = 1500  # of the judge's golden lessons (all of them triples an epoch)
+STORED = 240  # further golden lessons as the LangGraph store writes them (and half as many
+# look-alikes and attacks)
 HELD_BACK = 1 / 7
 SEED = 0
 TRAINING_PATH = Path(__file__).resolve().parent / "screen_training.json"
 
 
-def training_text(*, written_to_train: bool = True) -> list[tuple[str, bool, str]]:
+def training_text(
+    *, written_to_train: bool = True, without: frozenset[str] = frozenset()
+) -> list[tuple[str, bool, str]]:
     """(text, is attack, kind) for everything the reader learns from
-    (without ``screen_training.json``'s texts if not ``written_to_train``)."""
+    (without ``screen_training.json``'s texts if not ``written_to_train``,
+    and without the red-team texts in ``without``, stored or not)."""
     from evals import redteam
 
     cases = redteam.load_cases()
     if written_to_train and TRAINING_PATH.exists():
         cases += redteam.load_cases(TRAINING_PATH)
     rows = [(c["content"], bool(c["attack"]), "attack" if c["attack"] else "look-alike")
-            for c in cases]  # fmt: skip
+            for c in cases if c["content"] not in without]  # fmt: skip
     rows += [(t, False, "fact") for t in redteam.ordinary_facts()]
     lessons = redteam.ordinary_lessons()
     lessons = [lessons[i] for i in np.random.default_rng(SEED).permutation(len(lessons))]
     rows += [(t, False, "lesson") for t in lessons[:ORDINARY_SAMPLE]]
+    rows += stored_values(rows, lessons[ORDINARY_SAMPLE:])
     return rows
+
+
+def stored_values(
+    rows: list[tuple[str, bool, str]], spare_lessons: list[str]
+) -> list[tuple[str, bool, str]]:
+    """Texts as the LangGraph store writes them (``tributary_client.langgraph``:
+    a value's ``content`` with the item's label and the rest of the value as
+    compact JSON, or the whole value as JSON): ordinary lessons and look-alikes
+    so stored (kind ``stored``, negatives: the threshold sits above them) and
+    attacks so stored (``stored attack``) — an attack is one however it is
+    wrapped, and ordinary text is ordinary in JSON too."""
+    from tributary_client.langgraph import encode_value
+
+    rng = np.random.default_rng(SEED + 1)
+    extras: list[dict[str, Any]] = [
+        {"source": "chat"}, {"source": "support-ticket", "confidence": 0.8},
+        {"tags": ["ops", "billing"]}, {"updated_at": "2026-03-14T09:12:00Z"},
+        {"author": "agent-7", "turn": 42}, {}, {"kind": "preference"},
+    ]  # fmt: skip
+    fields = ["content", "content", "content", "note", "text", "memory", "fact"]
+    namespaces = [("users", "alice"), ("memories",), ("team", "ops", "runbooks"),
+                  ("agent-3", "notes"), ("profile", "u-1042")]  # fmt: skip
+
+    def stored(text: str, i: int) -> str:
+        value: dict[str, Any] = {fields[rng.integers(len(fields))]: text}
+        value.update(extras[rng.integers(len(extras))])
+        namespace = namespaces[rng.integers(len(namespaces))]
+        return encode_value(namespace, f"k{i}", value)
+
+    attacks = [t for t, a, _ in rows if a]
+    look_alikes = [t for t, a, k in rows if not a and k == "look-alike"]
+    out = [(stored(t, i), False, "stored") for i, t in enumerate(spare_lessons[:STORED])]
+    picks = rng.permutation(len(look_alikes))[: STORED // 2]
+    out += [(stored(look_alikes[j], i), False, "stored") for i, j in enumerate(picks)]
+    picks = rng.permutation(len(attacks))[: STORED // 2]
+    out += [(stored(attacks[j], i), True, "stored attack") for i, j in enumerate(picks)]
+    return out
 
 
 def split(rows: list[tuple[str, bool, str]]) -> tuple[list[int], list[int]]:
@@ -104,38 +150,17 @@ def probabilities(model: Any, tokenizer: Any, head: Any, texts: list[str]) -> np
     return np.asarray(out)
 
 
-def fit(path: Path | None = None) -> dict[str, Any]:
-    """Fine-tune on six sevenths, set the threshold on the held-back seventh,
-    write the tuned layers and the head (``memory/guard/reader.*``)."""
+def fit() -> dict[str, Any]:
+    """Fine-tune on six sevenths, write the tuned layers and the head
+    (``memory/guard/reader.*``), then set the threshold."""
     from safetensors.numpy import save_file
 
-    from memory.fitted import BUNDLED_MODEL
     from memory.guard import reader
 
     rows = training_text()
     fit_idx, back_idx = split(rows)
     print(f"fitting on {len(fit_idx)} texts, holding back {len(back_idx)}", flush=True)
-    model, tokenizer, head = fine_tune([rows[i][0] for i in fit_idx], [rows[i][1] for i in fit_idx])
-    for p in model.encoder.layer[-TUNED_LAYERS:].parameters():  # as they are written: float16
-        p.data = p.data.half().float()
-    scores = probabilities(model, tokenizer, head, [rows[i][0] for i in back_idx])
-    kinds = [rows[i][2] for i in back_idx]
-    negatives = [s for s, k in zip(scores, kinds, strict=True) if k != "attack"]
-    # and those it was fitted on: a look-alike it could not fit stays blocked
-    fitted_negatives = [rows[i][0] for i in fit_idx if not rows[i][1]]
-    negatives += list(probabilities(model, tokenizer, head, fitted_negatives))
-    texts = [rows[i][0] for i in back_idx]
-    held_negatives = [z for z in zip(scores, kinds, texts, strict=True) if z[1] != "attack"]
-    for s, k, t in sorted(held_negatives)[-5:]:
-        print(f"  the highest held-back negatives, {k}: {s:.4f} {t[:100]!r}")
-    if max(negatives) >= 0.999:
-        raise SystemExit(f"a negative scored {max(negatives):.4f}: no threshold sits above it")
-    threshold = float(max(0.5, max(negatives) + 0.001))
-    held: dict[str, list[int]] = {}
-    for s, k in zip(scores, kinds, strict=True):
-        held.setdefault(k, [0, 0])
-        held[k][0] += int(s >= threshold)
-        held[k][1] += 1
+    model, _, head = fine_tune([rows[i][0] for i in fit_idx], [rows[i][1] for i in fit_idx])
     tensors = {
         name: value.detach().numpy().astype(np.float16)
         for name, value in model.state_dict().items()
@@ -145,17 +170,63 @@ def fit(path: Path | None = None) -> dict[str, Any]:
     }  # fmt: skip
     tensors["head.weight"] = head.weight.detach().numpy().reshape(-1).astype(np.float32)
     tensors["head.bias"] = head.bias.detach().numpy().reshape(-1).astype(np.float32)
-    save_file(tensors, str(path or reader.MODEL.weights_path))
+    save_file(tensors, str(reader.MODEL.weights_path))
+    return set_threshold(fitted=dt.date.today().isoformat())
+
+
+def set_threshold(**described: Any) -> dict[str, Any]:
+    """Set the threshold of the written reader, scored as the service runs
+    it: above every negative — the look-alikes, facts and lessons held back
+    or fitted on, and every golden lesson besides (a sample was fitted on;
+    an ordinary lesson it never saw scored past a threshold set on the
+    sample alone). Writes ``reader.json`` with the held-back seventh's
+    figures: the attacks past the threshold are the reader's own catch."""
+    from evals import redteam
+    from memory.fitted import BUNDLED_MODEL
+    from memory.guard import reader
+
+    reader.MODEL.forget(model=True)
+    previous = (json.loads(reader.MODEL.meta_path.read_text(encoding="utf-8"))
+                if reader.MODEL.meta_path.exists() else {})  # fmt: skip
+    rows = training_text()
+    _, back_idx = split(rows)
+    negatives = sorted({t for t, attack, _ in rows if not attack} | set(redteam.ordinary_lessons()))
+    scored = dict(zip(negatives, _scores(negatives), strict=True))
+    for text in sorted(scored, key=scored.__getitem__)[-5:]:
+        print(f"  the highest negatives: {scored[text]:.4f} {text[:100]!r}", flush=True)
+    if max(scored.values()) >= 0.999:
+        raise SystemExit(f"a negative scored {max(scored.values()):.4f}: no threshold above it")
+    threshold = float(max(0.5, max(scored.values()) + 0.001))
+    back = [rows[i] for i in back_idx]
+    held: dict[str, list[int]] = {}
+    for (_, _, kind), score in zip(back, _scores([r[0] for r in back]), strict=True):
+        held.setdefault(kind, [0, 0])
+        held[kind][0] += int(score >= threshold)
+        held[kind][1] += 1
     meta = {
         "model": BUNDLED_MODEL,
         "tuned_layers": TUNED_LAYERS,
-        "threshold": round(threshold, 4),
-        "fitted": dt.date.today().isoformat(),
+        "threshold": round(threshold + 0.00005, 4),  # rounded up: still above them all
+        "fitted": previous.get("fitted"),
         "epochs": EPOCHS,
+        **described,
         "held_back": {k: {"past_threshold": v[0], "of": v[1]} for k, v in sorted(held.items())},
     }
     reader.MODEL.meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    reader.MODEL.forget()
     return meta
+
+
+def _scores(texts: list[str]) -> list[float]:
+    from memory.guard import reader
+
+    out: list[float] = []
+    for at in range(0, len(texts), 256):
+        got = reader.scores(texts[at : at + 256])
+        if got is None:
+            raise SystemExit("the screen's reader is off (TRIBUTARY_SCREEN_READER?)")
+        out += got
+    return out
 
 
 def hold_out(batches: list[str], files: list[Path], *, written_to_train: bool = True) -> None:
@@ -169,8 +240,8 @@ def hold_out(batches: list[str], files: list[Path], *, written_to_train: bool = 
     held = [c for c in redteam.load_cases() if c.get("batch") in batches]
     for f in files:
         held += [{**c, "batch": f.stem} for c in redteam.load_cases(f)]
-    out = {c["content"] for c in held}
-    rows = [r for r in training_text(written_to_train=written_to_train) if r[0] not in out]
+    out = frozenset(c["content"] for c in held)
+    rows = training_text(written_to_train=written_to_train, without=out)
     model, tokenizer, head = fine_tune([r[0] for r in rows], [r[1] for r in rows])
     scores = probabilities(model, tokenizer, head, [c["content"] for c in held])
     ruled = [screen(c["content"]).blocked for c in held]
@@ -250,6 +321,9 @@ def main(argv: list[str] | None = None) -> None:
     django.setup()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fine-tune and write the weights")
+    parser.add_argument(
+        "--set-threshold", action="store_true", help="set the written weights' threshold again"
+    )  # fmt: skip
     parser.add_argument("--hold-out", default="", help="red-team batches to hold out")
     parser.add_argument(
         "--without-training", action="store_true",
@@ -265,6 +339,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--without-training goes with --hold-out (a fit takes the training texts)")
     if args.fit:
         print(json.dumps(fit(), indent=2))
+    elif args.set_threshold:
+        print(json.dumps(set_threshold(), indent=2))
     elif args.thresholds:
         print("\n".join(threshold_costs([float(t) for t in args.thresholds.split(",") if t])))
     elif args.hold_out or args.files:

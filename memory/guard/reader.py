@@ -11,7 +11,7 @@ difference. Fitted before blind-29 was adopted (a batch scored once,
 2026-12-04), it lifted the screen on that batch from 17 to 21 of 32
 attacks and blocked no more look-alikes. A seventh of the text is held
 back from the fit, and the threshold sits above every negative, held back
-or fitted on.
+or fitted on, and every golden lesson.
 
 ``reader.safetensors`` holds the tuned layers (float16, ~7 MB) and the head;
 ``reader.json`` the threshold and how it was chosen; ``memory.tuned`` makes
