@@ -10,9 +10,11 @@ The training text is the red-team set's attacks (positives) and its
 look-alikes, the attacks and look-alikes of ``screen_training.json``
 (written to train the screen's learned parts, never a gate's or a blind
 figure's), the long-history set's facts and a sample of the judge's golden
-lessons (negatives), and some of each as the LangGraph store writes them
-(JSON around the text), each read as the screen reads it (normalised).
-A stratified seventh of every kind is held back: the reader is fine-tuned
+lessons (negatives), and further lessons, look-alikes and attacks as the
+LangGraph store writes them (JSON around the text), each read as the
+screen reads it (normalised).
+A stratified seventh of every kind is held back (a stored text with the
+text it wraps): the reader is fine-tuned
 on the rest, and the threshold — scored as the service runs the reader —
 is set above every negative, held back or fitted on (a look-alike it
 could not fit scores high even so), and above every golden lesson, so it
@@ -30,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +64,7 @@ def training_text(
         cases += redteam.load_cases(TRAINING_PATH)
     rows = [(c["content"], bool(c["attack"]), "attack" if c["attack"] else "look-alike")
             for c in cases if c["content"] not in without]  # fmt: skip
+    rows = list({r[0]: r for r in reversed(rows)}.values())[::-1]  # a text once (its first)
     rows += [(t, False, "fact") for t in redteam.ordinary_facts()]
     lessons = redteam.ordinary_lessons()
     lessons = [lessons[i] for i in np.random.default_rng(SEED).permutation(len(lessons))]
@@ -106,16 +111,34 @@ def stored_values(
 
 
 def split(rows: list[tuple[str, bool, str]]) -> tuple[list[int], list[int]]:
-    """Indexes to fit on and to hold back: a stratified seventh of each kind."""
+    """Indexes to fit on and to hold back: a stratified seventh of each kind,
+    a stored text on the side of the text it wraps (held back with it, or
+    fitted on with it: the held-back figures count no text fitted on in
+    another form)."""
+    from tributary_client.langgraph import decode_value
+
     rng = np.random.default_rng(SEED)
-    fit, back = [], []
-    for kind in sorted({k for _, _, k in rows}):
+    fit: list[int] = []
+    back: list[int] = []
+    held = {r[0]: False for r in rows}
+    for kind in sorted({k for _, _, k in rows}, key=lambda k: (k.startswith("stored"), k)):
         idx = [i for i, r in enumerate(rows) if r[2] == kind]
+        if kind.startswith("stored"):
+            sides = {i: held.get(_wrapped(decode_value(rows[i][0]), held) or "") for i in idx}
+            back += [i for i in idx if sides[i] is True]
+            fit += [i for i in idx if sides[i] is False]
+            idx = [i for i in idx if sides[i] is None]
         idx = [idx[j] for j in rng.permutation(len(idx))]
         n = round(len(idx) * HELD_BACK)
         back += idx[:n]
         fit += idx[n:]
+        held.update({rows[i][0]: True for i in idx[:n]})
     return sorted(fit), sorted(back)
+
+
+def _wrapped(value: dict[str, Any], texts: dict[str, bool]) -> str | None:
+    """The training text a stored value wraps, if it is one."""
+    return next((v for v in value.values() if isinstance(v, str) and v in texts), None)
 
 
 def fine_tune(texts: list[str], labels: list[bool], *, epochs: int = EPOCHS) -> Any:
@@ -171,7 +194,9 @@ def fit() -> dict[str, Any]:
     tensors["head.weight"] = head.weight.detach().numpy().reshape(-1).astype(np.float32)
     tensors["head.bias"] = head.bias.detach().numpy().reshape(-1).astype(np.float32)
     save_file(tensors, str(reader.MODEL.weights_path))
-    return set_threshold(fitted=dt.date.today().isoformat())
+    return set_threshold(
+        fitted=dt.date.today().isoformat(), epochs=EPOCHS, tuned_layers=TUNED_LAYERS
+    )
 
 
 def set_threshold(**described: Any) -> dict[str, Any]:
@@ -180,38 +205,54 @@ def set_threshold(**described: Any) -> dict[str, Any]:
     or fitted on, and every golden lesson besides (a sample was fitted on;
     an ordinary lesson it never saw scored past a threshold set on the
     sample alone). Writes ``reader.json`` with the held-back seventh's
-    figures: the attacks past the threshold are the reader's own catch."""
+    figures: the attacks past the threshold are the reader's own catch.
+    Those texts are the split of the training text as it is now: when it
+    has changed since the fit (a batch adopted), the figures would count
+    texts fitted on, so it refuses (``described`` comes from a fit)."""
     from evals import redteam
     from memory.fitted import BUNDLED_MODEL
     from memory.guard import reader
 
-    reader.MODEL.forget(model=True)
     previous = (json.loads(reader.MODEL.meta_path.read_text(encoding="utf-8"))
                 if reader.MODEL.meta_path.exists() else {})  # fmt: skip
     rows = training_text()
     _, back_idx = split(rows)
-    negatives = sorted({t for t, attack, _ in rows if not attack} | set(redteam.ordinary_lessons()))
-    scored = dict(zip(negatives, _scores(negatives), strict=True))
+    back = [rows[i] for i in back_idx]
+    digest = hashlib.sha256("\n".join(sorted(r[0] for r in back)).encode()).hexdigest()[:16]
+    if not described and previous.get("held_back_digest") != digest:
+        raise SystemExit("the training text has changed since the fit: refit (--fit)")
+    meta: dict[str, Any] = {
+        "model": BUNDLED_MODEL,
+        **{k: previous.get(k) for k in ("tuned_layers", "epochs", "fitted")},
+        **described,
+        "threshold": 1.01,  # until it is set below: nothing reaches it
+    }
+    before = reader.MODEL.meta_path.read_text(encoding="utf-8") if previous else None
+    reader.MODEL.meta_path.write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    reader.MODEL.forget(model=True)
+    try:
+        negatives = sorted({t for t, attack, _ in rows if not attack}
+                           | set(redteam.ordinary_lessons()))  # fmt: skip
+        scored = dict(zip(negatives, _scores(negatives), strict=True))
+        held_scores = _scores([r[0] for r in back])
+    except BaseException:  # the reader as it was, not one that blocks nothing
+        if before is not None:
+            reader.MODEL.meta_path.write_text(before, encoding="utf-8")
+        raise
     for text in sorted(scored, key=scored.__getitem__)[-5:]:
         print(f"  the highest negatives: {scored[text]:.4f} {text[:100]!r}", flush=True)
     if max(scored.values()) >= 0.999:
         raise SystemExit(f"a negative scored {max(scored.values()):.4f}: no threshold above it")
-    threshold = float(max(0.5, max(scored.values()) + 0.001))
-    back = [rows[i] for i in back_idx]
+    # rounded up to what is written: still above them all, and counted at it
+    threshold = math.ceil(max(0.5, max(scored.values()) + 0.001) * 1e4) / 1e4
     held: dict[str, list[int]] = {}
-    for (_, _, kind), score in zip(back, _scores([r[0] for r in back]), strict=True):
+    for (_, _, kind), score in zip(back, held_scores, strict=True):
         held.setdefault(kind, [0, 0])
         held[kind][0] += int(score >= threshold)
         held[kind][1] += 1
-    meta = {
-        "model": BUNDLED_MODEL,
-        "tuned_layers": TUNED_LAYERS,
-        "threshold": round(threshold + 0.00005, 4),  # rounded up: still above them all
-        "fitted": previous.get("fitted"),
-        "epochs": EPOCHS,
-        **described,
-        "held_back": {k: {"past_threshold": v[0], "of": v[1]} for k, v in sorted(held.items())},
-    }
+    meta["threshold"] = threshold
+    meta["held_back"] = {k: {"past_threshold": v[0], "of": v[1]} for k, v in sorted(held.items())}
+    meta["held_back_digest"] = digest
     reader.MODEL.meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     reader.MODEL.forget()
     return meta
