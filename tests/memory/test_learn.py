@@ -401,8 +401,9 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     ordinary = learn_now(alice, "Lessons tagged #ops are reviewed by the ops lead each Monday.")
     assert ordinary.outcome == Outcome.INSERTED
     # nor an ordinary fact the signal alone scores past its threshold (one
-    # of a blind set's): it turns to no reader, so the signal is not obeyed
-    fact = "Tomás said the festival crowd sang along to the quartet's version of 'Naranjo en flor'."
+    # of a blind set's; the refit with blind-43 moved the one before under it):
+    # it turns to no reader, so the signal is not obeyed
+    fact = 'Declan thinks Ollie is "alright, for someone who wears shorts in February".'
     [fact_vector] = embed([lesson_text(fact, "")])
     assert learned.is_attack(fact_vector, fact) and not screen(fact).blocked
     assert not screen_lesson(fact, "", fact_vector).blocked
