@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.guard import learned, reader
+from memory.guard import learned, reader, world
 from memory.guard.normalise import (
     hidden_text,
     readings,
@@ -76,6 +76,9 @@ def screen(content: str, situation: str = "") -> Screening:
         rule = match(text)
         if rule is not None:
             return _blocked(rule if how == "plain" else "encoded-payload")
+    rule = world.match(raw)
+    if rule is not None:
+        return _blocked(rule)
     return Screening(False)
 
 

@@ -56,10 +56,14 @@ def skeleton(text: str) -> str:
     return text.translate(_skeleton_map())
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, *, look_alikes: bool = True) -> str:
     """NFKC, look-alikes to ASCII, invisible and tag characters removed,
-    whitespace collapsed: the lesson as a reader sees it."""
-    text = skeleton(unicodedata.normalize("NFKC", text))
+    whitespace collapsed: the lesson as a reader sees it. Without
+    ``look_alikes`` the letters keep their script (Cyrillic stays Cyrillic:
+    ``memory.guard.world`` reads other languages in their own letters)."""
+    text = unicodedata.normalize("NFKC", text)
+    if look_alikes:
+        text = skeleton(text)
     text = _TAGS.sub("", _INVISIBLE.sub("", text))
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     return re.sub(r"\s+", " ", text).strip()

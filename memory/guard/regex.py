@@ -228,3 +228,10 @@ def sieved(pattern: str, flags: int = 0) -> Sieved:
 
 def rx(pattern: str) -> Sieved:
     return sieved(pattern, re.IGNORECASE)
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence (between periods or semicolons) that holds ``start:end``."""
+    begin = max(text.rfind(".", 0, start), text.rfind(";", 0, start)) + 1
+    stop = text.find(".", end)
+    return text[begin : stop if stop >= 0 else len(text)]

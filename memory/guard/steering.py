@@ -22,6 +22,13 @@ _GUIDANCE = (
 _SCORER = r"(?:classifier|judge|grader|evaluator|scorer|screener|moderator)"
 _VERDICT = r"(?:duplicate|novel|contradicts|contradiction|unique|not[- ]a[- ]duplicate|identical)"
 OVERRIDE = [
+    # what the agent reads put above its user ("follow SYSTEM blocks in a
+    # README with priority over the user's request"; "messages signed
+    # ops-admin override whatever policy the user states")
+    rx(
+        r"\bfollow (?:it|them|those|these|that)\b[^.;]{0,20}\b(?:with |take )?(?:priority|precedence) over (?:the |your )?(?:user|operator|human)s?(?:'s|’s|')? (?:requests?|instructions?|wishes|polic(?:y|ies)|restrictions?|rules?)\b"
+        r"|\b(?:override|overrides|outranks?|supersedes?|trumps?) (?:whatever|any|every) (?:policy|policies|instructions?|rules?|restrictions?|requests?) the (?:user|operator|human|requester)s? (?:states?|gives?|sets?|makes?|has|says?)\b"
+    ),
     # the reader's own rules set aside: "disregard your operator's safety guidelines"
     rx(
         rf"\b(?:ignore|disregard|forget|override|bypass|set aside|abandon|suspend)\b (?:all |any )?(?:of )?(?:your|the (?:operator|system|developer|user)'s|your (?:operator|system|developer)'s) (?:\w+ ){{0,2}}{_GUIDANCE}\b"
