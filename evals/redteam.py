@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,6 +177,13 @@ LEARNED_C = 16.0  # inverse regularisation, chosen on blind-7/-8 held out (evals
 # gate it is obeyed under, and none of 3,844 ordinary facts (the
 # long-history and retrieval sets) with the gate.
 LEARNED_QUANTILE = 0.997
+# Above every negative it was fitted on by this much, in log-odds: "+0.005"
+# in probability, the margin until 2026-12-06, is a log-odds step of 5 once
+# a look-alike is fitted at 0.995 — blind-44's adoption put one there and
+# the threshold at 0.9999, where 132 of 1,475 held-out attacks passed it;
+# 0.1 in log-odds clears every fitted negative and keeps 506 (7 of 9,902
+# negatives' cross-validated scores above it, under the quantile's 30).
+LEARNED_MARGIN = 0.1
 
 
 def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) -> dict[str, Any]:
@@ -206,10 +214,11 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
     model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x, y)
     # and above every negative it was fitted on: it blocks none of them
     fitted_negatives = model.predict_proba(x[~y])[:, 1]
+    highest = min(float(fitted_negatives.max()), 1.0 - 1e-12)
     threshold = max(
         0.5,
         float(np.quantile(held_out[~y], LEARNED_QUANTILE)),
-        float(fitted_negatives.max()) + 0.005,
+        1.0 / (1.0 + math.exp(-(math.log(highest / (1.0 - highest)) + LEARNED_MARGIN))),
     )
     look_alikes = len(cases) - int(sum(c["attack"] for c in cases))
     fitted = {
@@ -220,7 +229,7 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
             "evals/longmem.json"
         ),
         "held_out_attacks_above_threshold": int((held_out[y] >= threshold).sum()),
-        "threshold": round(threshold, 4),
+        "threshold": math.ceil(threshold * 1e6) / 1e6,  # rounded up: above them still
         "bias": round(float(model.intercept_[0]), 6),
         "weights": [round(float(w), 6) for w in model.coef_[0]],
     }
