@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
@@ -722,7 +722,7 @@ def _recall(
     with span("recall.fusion"):
         scores: dict[uuid.UUID, float] = {}
         for ranking, weight in ((near, 1.0), (texts, TEXT_WEIGHT)):
-            for rank, (lesson_id, _) in enumerate(ranking, start=1):
+            for lesson_id, rank in _tied_ranks(ranking):
                 scores[lesson_id] = scores.get(lesson_id, 0.0) + weight / (RRF_K + rank)
         distances = dict(near)
         text_scores = dict(texts)
@@ -738,6 +738,19 @@ def _recall(
         )
     best = 1.0 - near[0][1] if near else None
     return _Found(hits, kinds, size, best, bool(texts))
+
+
+def _tied_ranks(ranking: Sequence[tuple[uuid.UUID, float]]) -> Iterator[tuple[uuid.UUID, int]]:
+    """Each lesson of a leg's ranking (sorted by its value) with its rank,
+    lessons of equal value sharing the best one ("1, 2, 2, 4"): the text
+    leg orders equal scores by the lessons' random ids, and fused by their
+    position, equal matches would weigh differently from one tenant's
+    history to the same history learned again."""
+    rank, previous = 0, None
+    for position, (lesson_id, value) in enumerate(ranking, start=1):
+        if value != previous:
+            rank, previous = position, value
+        yield lesson_id, rank
 
 
 def _recall_provenance(

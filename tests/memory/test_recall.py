@@ -734,3 +734,14 @@ def test_a_small_tenants_search_runs_its_generic_plan_and_leaves_the_mode_as_it_
         selectors.nearest_lessons(tenant_id=tenant_id, kinds=["lesson"], vector=vector, limit=5)
         cursor.execute("SHOW plan_cache_mode")
         assert cursor.fetchone()[0] == "force_custom_plan"
+
+
+def test_equal_scores_in_a_leg_share_a_rank_whatever_the_lessons_ids():
+    # The text leg orders equal scores by the lessons' random ids: fused by
+    # position, the same history learned twice would recall in two orders
+    # (the long-history evaluation's flags moved between runs of one code).
+    a, b, c, d = (uuid.uuid4() for _ in range(4))
+    ranked = [(a, 3.5), (b, 2.0), (c, 2.0), (d, 1.0)]
+    assert list(selectors._tied_ranks(ranked)) == [(a, 1), (b, 2), (c, 2), (d, 4)]
+    swapped = [(a, 3.5), (c, 2.0), (b, 2.0), (d, 1.0)]
+    assert dict(selectors._tied_ranks(swapped)) == dict(selectors._tied_ranks(ranked))
