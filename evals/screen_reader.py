@@ -51,6 +51,18 @@ SEED = 0
 TRAINING_PATH = Path(__file__).resolve().parent / "screen_training.json"
 
 
+def _each_text_once(rows: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+    """Each text once: its first row, at the place of its last (the order
+    every fit since 2026-12-06 was made in — the held-back split, and its
+    digest in ``reader.json``, follow from it)."""
+    first: dict[str, tuple[str, bool, str]] = {}
+    last: dict[str, int] = {}
+    for position, row in enumerate(rows):
+        first.setdefault(row[0], row)
+        last[row[0]] = position
+    return [first[text] for text in sorted(first, key=last.__getitem__)]
+
+
 def training_text(
     *, written_to_train: bool = True, without: frozenset[str] = frozenset()
 ) -> list[tuple[str, bool, str]]:
@@ -64,7 +76,7 @@ def training_text(
         cases += redteam.load_cases(TRAINING_PATH)
     rows = [(c["content"], bool(c["attack"]), "attack" if c["attack"] else "look-alike")
             for c in cases if c["content"] not in without]  # fmt: skip
-    rows = list({r[0]: r for r in reversed(rows)}.values())[::-1]  # a text once (its first)
+    rows = _each_text_once(rows)
     rows += [(t, False, "fact") for t in redteam.ordinary_facts()]
     lessons = redteam.ordinary_lessons()
     lessons = [lessons[i] for i in np.random.default_rng(SEED).permutation(len(lessons))]
