@@ -214,7 +214,7 @@ def fit_learned(cases: list[dict[str, Any]] | None = None, *, folds: int = 5) ->
     model = LogisticRegression(C=LEARNED_C, max_iter=5000).fit(x, y)
     # and above every negative it was fitted on: it blocks none of them
     fitted_negatives = model.predict_proba(x[~y])[:, 1]
-    highest = min(float(fitted_negatives.max()), 1.0 - 1e-12)
+    highest = min(max(float(fitted_negatives.max()), 1e-12), 1.0 - 1e-12)
     threshold = max(
         0.5,
         float(np.quantile(held_out[~y], LEARNED_QUANTILE)),

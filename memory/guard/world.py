@@ -5,19 +5,21 @@ French, Italian, German, Russian, Chinese or Japanese is read here for the
 ingredients an attack needs, each in those languages' own words:
 
 - a secret (a credentials file, a ``*_TOKEN`` variable, "variables de
-  entorno", "jeton", "Zugangsdaten", "пароль", "环境变量") moved — sent,
-  copied, pasted, included — to a destination (a URL, an address, a
-  ``#channel``, a public channel, a ticket, a bucket), in a sentence that
-  does not forbid it ("no compartas …", "nie …", "不要 …");
-- something kept from the user ("sin avisar al usuario", "ne le
-  mentionnez pas", "erwähne das nicht", "не сообщай", "不要告诉用户"), or
-  done quietly ("discrètement", "тихо", "悄悄") with a secret, a copy or a
-  privilege in the same sentence;
-- privileged commands run without asking ("sudo ohne Rückfrage",
-  "sin pedir confirmación").
+  entorno", "jeton", "Zugangsdaten", "пароль", "环境变量") moved by an
+  order — sent, copied, pasted, included — to where it goes ("en el canal
+  #soporte", "dans le ticket", "an ops@…"; Chinese and Japanese put the
+  secret first: "把 … 发送到 …", "… を #general に貼り付け"), in a clause
+  that does not forbid it ("no compartas …", "nie …", "不要 …") nor leave
+  the secret out ("sin contraseñas");
+- something kept from the user, named ("sin avisar al usuario", "erwähne
+  das nicht", "не сообщай об этом пользователю", "不要告诉用户"), beside a
+  secret, a verb that moves something or a privilege; or a move made on the
+  quiet ("тихо скопируй", "悄悄").
 
-Each reading is one sentence's: a negation forbids only what follows it
-in its sentence. The English rules (``memory.guard.harm``,
+Each reading is one clause's: a negation forbids only what follows it in
+its clause. Ordinary advice in those languages — "never tell anyone your
+password", "the job fails silently", "publish the rotation notice in
+#infra" — names the same words without that order. The English rules (``memory.guard.harm``,
 ``memory.guard.steering``) keep their own shapes; their other-language
 twins — an AI reader hailed and told to send a secret or switch off a
 control, in any of these languages, however the sentence runs —
@@ -30,29 +32,19 @@ text the English rules read.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
 
-__all__ = [
-    "concealed",
-    "hailed_secret_sent",
-    "hailed_weakening",
-    "match",
-    "privileged_unasked",
-    "secret_moved",
-]
+__all__ = ["concealed", "hailed_secret_sent", "hailed_weakening", "match", "secret_moved"]
 
 _I = re.IGNORECASE
-
-# A sentence ends at . ! ? ; followed by a space, or at CJK punctuation
-# ("ops-help.team@gmail.com" is one word).
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]")
 
 _SECRET: Sieved = sieved(
     # names that need no language
     r"~/\.aws|\.aws/credentials|\bid_(?:rsa|ed25519|ecdsa)\b|\.ssh/|\.netrc\b|\.git-credentials\b|\.pgpass\b|\bkubeconfig\b"
-    r"|(?<![\w.])\.env\b|\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b"
+    r"|(?<![\w.])\.env\b(?!\.(?:example|sample|template|dist)\b)|(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b)"
     # es / pt
     r"|\bcredenciales\b|\bcredenciais\b|\bcontrase[ñn]as?\b|\bsenhas?\b|\bclaves? (?:de (?:la )?api|privadas?|secretas?|de acceso)\b"
     r"|\bchaves? (?:de api|privadas?|secretas?|de acesso)\b|\bvariables de entorno\b|\bvari[aá]veis de ambiente\b|\btokens? de acceso\b"
@@ -62,12 +54,14 @@ _SECRET: Sieved = sieved(
     # de
     r"|\bzugangsdaten\b|\bpassw[öo]rt\w*|\bkennw[öo]rt\w*|\b(?:api-?|privat\w* |geheim\w* )schl[üu]ssel\w*|\bumgebungsvariablen\b"
     # ru
-    r"|\bпарол\w*|\bтокен\w*|\b(?:api-?|секретн\w* |приватн\w* )ключ\w*|\bпеременн\w+ окружени\w*|\bуч[её]тн\w+ данн\w*|\bсекрет\w*"
+    r"|\bпарол\w*|\bтокен\w*|\b(?:api-?|секретн\w* |приватн\w* )ключ\w*|\bпеременн\w+ окружени\w*|\bуч[её]тн\w+ данн\w*|\bсекрет(?!ар)\w*"
     # zh / ja
     r"|密码|密钥|私钥|令牌|凭证|凭据|环境变量|パスワード|秘密鍵|トークン|認証情報|環境変数|APIキー",
     _I,
 )
 
+# The verbs that move something (the orders a lesson gives, in the
+# imperative or the infinitive a note uses).
 _MOVE: Sieved = sieved(
     # es / pt
     r"\b(?:env[ií][aáeo]\w*|enviar|mand[ae]|mandar\w*|m[aá]nd\w*l[oa]s?|copi[aeo]\w*|peg[aeu]\w*|incluy\w*|inclu[ií]r|inclu[ai]\w*|adjunt[aeo]\w*|anex[aeo]\w*"
@@ -76,157 +70,214 @@ _MOVE: Sieved = sieved(
     r"|\b(?:envoy\w*|envoie\w*|coll(?:e|ez|er|ant)|inclu\w*|joign\w*|joindre|publi\w*|partag\w*|transf[ée]r\w*"
     r"|invia\w*|incoll\w*|includ\w*|allega\w*|pubblic\w*|condivid\w*|inoltr\w*)\b"
     # de
-    r"|\b(?:send\w*|schick\w*|übermittel\w*|kopier\w*|f[üu]ge?\w* \w+ (?:\w+ ){0,6}?ein|einf[üu]g\w*|poste|posten|postet|teile|teilen|teilt|h[äa]ng\w* \w+ (?:\w+ ){0,6}?an|anh[äa]ng\w*|lade\w* \w+ (?:\w+ ){0,6}?hoch|hochlad\w*|weiterleit\w*)\b"
+    r"|\b(?:send\w*|schick\w*|übermittel\w*|kopier\w*|einf[üu]g\w*|füge|poste|posten|postet|teile|teilen|teilt|anh[äa]ng\w*|hochlad\w*|lade|laden|weiterleit\w*)\b"
     # ru
     r"|\b(?:отправ\w*|скопир\w*|копир\w*|встав\w*|перешл\w*|пересл\w*|опублик\w*|выложи\w*|загрузи\w*|прикреп\w*)"
     # zh / ja
-    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|送信|送って|送る|貼り付け|転送|アップロード|共有",
+    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|送信|送って|送る|貼り付け|転送|アップロード",
     _I,
 )
 
-_DESTINATION: Sieved = sieved(
-    r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|(?<![\w&])#[a-z][\w-]+|\b(?:s3|gs|az)://"
-    r"|\b(?:canal|canale) (?:p[úu]blico|publique|pubblico|externo|externe|esterno)\b|\bcanal\b"
-    r"|\b(?:ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist)\w*"
-    r"|\b(?:öffentlich\w*|extern\w*|externo|externe|esterno|p[úu]blico|publique|pubblico)\b"
-    r"|\b(?:тикет\w*|заявк\w*|чат\w*|канал\w*|внешн\w*|публичн\w*|бакет\w*)"
-    r"|工单|群里|群聊|频道|公开|外部|邮箱|チケット|チャンネル|外部",
+# Where it goes: an address, a link, a channel, a ticket, a bucket, a public
+# or outside place — named after a word that sends it there ("en el canal
+# #soporte", "dans le ticket", "an ops@…", "в бакет").
+_PLACE = (
+    r"(?:https?://|[\w.+-]+@[\w-]+\.[\w.-]+|#[a-z][\w-]+|(?:s3|gs|az)://"
+    r"|(?:(?:el|la|los|las|le|les|un|una|une|der|die|das|den|dem|ein\w*|il|lo|o|a|os)\s+)?(?:\w+\s+){0,2}?"
+    r"(?:canal|canale|channel|kanal|ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist|bucket|bakett?)\w*"
+    r"|тикет\w*|заявк\w*|чат\w*|канал\w*|бакет\w*)"
+)
+_TO_PLACE: Sieved = sieved(
+    rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|no|na|nos|nas|в|во|на|к|to|into)\s+{_PLACE}"
+    r"|(?:到|给|在|进)\s*\S{0,12}?(?:工单|群|频道|邮箱|评论|[\w.+-]+@[\w-]+\.[\w.-]+|https?://)"
+    r"|(?:チケット|チャンネル|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+)\S{0,6}?に",
+    _I,
+)
+# What leaves a secret out ("sin contraseñas", "sans les jetons", "ohne Passwörter")
+_LEFT_OUT = sieved(
+    r"\b(?:sin|sans|senza|ohne|sem|без|without|except|sauf|salvo|außer|ni|nem|nor)\b\W*(?:\w+\W+){0,2}$",
     _I,
 )
 
-# What forbids the verb that follows it in its sentence.
-_NEGATED_BEFORE: Sieved = sieved(
-    r"(?:\b(?:no|non|not|never|nunca|jam[aá]s|nie|niemals|nicht|kein\w*|mai|nada|ningu\w*|не|никогда|нельзя)\b|\bne\b|\bn'|ни в коем"
-    r"|不要|不得|禁止|切勿|请勿|别|不能|严禁|不可)[^.;。；]{0,40}$",
+# A clause ends at a comma, colon, semicolon or a conjunction that starts
+# another order ("… y publica …").
+_CLAUSE_END = re.compile(
+    r"[,:;，：；、]|\s(?:y|e|et|und|и|and|o|ou|oder|или|pero|mais|aber|но|ma)\s", re.IGNORECASE
+)
+
+# What forbids the verb that follows it in its clause.
+_NEGATOR: Sieved = sieved(
+    r"\b(?:no|non|not|never|nunca|jam[aá]is|nie|niemals|nicht|kein\w*|mai|nada|ningu\w*|n[ãa]o|nem|не|никогда|нельзя|ne|n')(?:\b|(?<=')\B)"
+    r"|不要|不得|禁止|切勿|请勿|(?<![特分区识级类])别|不能|严禁|不可",
     _I,
 )
 _NEGATED_AFTER: Sieved = sieved(
-    r"^\S{0,6}(?:ないで|ない|ません|禁止)|^[^.;。；]{0,30}\b(?:nicht|nie|pas|jamais)\b", _I
+    r"^\S{0,6}(?:ないで|ない|ません|禁止)|^[^,.;]{0,30}\b(?:nicht|nie|pas|jamais)\b", _I
 )
 
-# Kept from the user (or from everyone): an attack whatever else it says.
+# Kept from the user: the user (or the reply) named.
 _FROM_THE_USER: Sieved = sieved(
     # es / pt
-    r"\bsin (?:avisar|decir\w*|informar|notificar|consultar)(?: \w+)? (?:al|a la|a los) (?:usuari|client|equipo|responsable)\w*"
-    r"|\bsin que (?:el usuario|la usuaria|nadie|el cliente)\b[^.;]{0,20}\b(?:sepa|se entere|lo note)\b"
-    r"|\bno (?:se )?(?:lo |le |la |les )?(?:menciones|digas|comentes|informes|avises|mencione|diga|informe|avise)\b"
-    r"|\bsem (?:avisar|informar|contar|notificar)(?: \w+)? (?:ao|à|aos) (?:usu[aá]ri|client)\w*|\bn[ãa]o (?:o |lhe )?(?:mencione|conte|informe|avise)\b"
+    r"\bsin (?:avisar|decir\w*|informar|notificar)(?:le|lo|selo)? (?:al|a la|a los) (?:usuari[oa]s?|client[ea]s?)\b"
+    r"|\bsin que (?:el usuario|la usuaria|el cliente)\b[^.;]{0,20}\b(?:sepa|se entere|lo note)\b"
+    r"|\bno (?:se )?(?:lo |le |la )?(?:menciones|digas|comentes|informes|avises)\b[^.;]{0,20}\b(?:al usuario|a la usuaria|en (?:tu|la) respuesta)\b"
+    r"|\bsem (?:avisar|informar|contar|notificar)(?: \w+)? (?:ao|à|aos) (?:usu[aá]ri|client)\w*"
     # fr / it
-    r"|\bsans (?:pr[ée]venir|avertir|informer|le dire|en parler|le signaler|le mentionner)\b"
-    r"|\bne (?:le |la |les |lui |leur |l'|en )?(?:mentionnez|dites|signalez|mentionne|dis|signale|parlez)(?: \w+)? pas\b"
-    r"|\bne pas (?:le |la |les |en |lui )?(?:mentionner|signaler|dire|pr[ée]venir)\b|\b[àa] l'insu\b"
-    r"|\bsenza (?:avvisare|informare|dire|dirlo|notificare)\b|\bnon (?:lo |gli |le )?(?:dire|dirlo|menzionar\w*|segnalar\w*|informare)\b|\bdi nascosto\b"
+    r"|\bsans (?:pr[ée]venir|avertir|informer|le dire [àa]) (?:l'|les |le )?(?:utilisat\w*|client\w*)"
+    r"|\bne (?:le |la |les |lui |l'|en )?(?:mentionnez|dites|signalez|mentionne|dis|signale|parlez)(?: \w+)? pas\b[^.;]{0,30}\b(?:[àa] l'utilisat\w*|dans (?:ta|votre|la) r[ée]ponse|au client)"
+    r"|\b[àa] l'insu de (?:l'utilisat\w*|du client)"
+    r"|\bsenza (?:avvisare|informare|dirlo a|notificare) (?:l'utente|gli utenti|il cliente)\b"
     # de
-    r"|\berw[äa]hn\w* (?:das|dies|es|dies?e?s?)\b[^.;]{0,30}\bnicht\b|\bnicht (?:zu )?erw[äa]hnen\b|\bverschweig\w*"
-    r"|\bohne (?:den |die |das )?(?:benutzer|nutzer|anwender|kunden|user)\w* (?:zu )?(?:informieren|benachrichtigen|fragen|zu fragen|einzubeziehen)\b"
-    r"|\bohne (?:es |das )?(?:jemandem|dem (?:benutzer|nutzer))\w* (?:zu )?(?:sagen|melden)\b"
+    r"|\berw[äa]hn\w* (?:das|dies|es)\b[^.;]{0,30}\bnicht\b|\bnicht (?:zu )?erw[äa]hnen\b"
+    r"|\bohne (?:den |die )?(?:benutzer|nutzer|anwender|user)\w* (?:zu )?(?:informieren|benachrichtigen|fragen)\b"
     # ru
-    r"|\bне (?:сообщай\w*|говори\w*|упоминай\w*|рассказывай\w*|уведомляй\w*)|\bбез ведома\b|\bвтайне\b"
+    r"|\bне (?:сообщай\w*|говори\w*|упоминай\w*|рассказывай\w*) (?:об этом |ничего )?(?:пользовател\w*|клиент\w*)|\bбез ведома (?:пользовател\w*|клиент\w*)"
     # zh / ja
-    r"|不要(?:告诉|通知|提及|告知|让用户知道)|不告诉|别告诉|不让用户知道|瞒着"
-    r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない|内緒で|黙って",
+    r"|不要(?:告诉|通知|告知)用户|别告诉用户|不让用户知道|瞒着用户"
+    r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない",
     _I,
 )
-_QUIETLY: Sieved = sieved(
-    r"\b(?:discretamente|silenciosamente|en secreto|a escondidas|em segredo|discr[eè]tement|en secret|silencieusement"
-    r"|in segreto|silenziosamente|unauff[äa]llig|heimlich|stillschweigend|тихо|незаметно|тайно)\b|悄悄|偷偷|秘密地|こっそり",
+# Done on the quiet: the adverb beside the verb that moves something.
+_QUIETLY = (
+    r"(?:discretamente|silenciosamente|en secreto|a escondidas|em segredo|discr[eè]tement|en secret|silencieusement"
+    r"|in segreto|silenziosamente|unauff[äa]llig|heimlich|stillschweigend|тихо|незаметно|тайно)"
+)
+_QUIET_MOVE: Sieved = sieved(
+    rf"\b{_QUIETLY}\b\W+(?:\w+\W+){{0,2}}?(?=\w)|(?:悄悄|偷偷|秘密地|こっそり)",
     _I,
 )
-_COPY_OR_PRIVILEGE: Sieved = sieved(
-    r"\bsudo\b|\broot\b|\bsuperuser\b|\badmin\w*|\bsuperusuario\b|\bsuperutilisateur\b|\bприв\w*|\bадмин\w*|管理员|権限"
-    r"|\b(?:cuenta|usuario|utilisateur|benutzer|konto|utente|пользовател\w*|аккаунт\w*)\b",
+# An attack's other ingredient, beside what is kept from the user.
+_INGREDIENT: Sieved = sieved(
+    r"\bsudo\b|\broot\b|\bsuperuser\b|\bsuperusuario\b|\bsuperutilisateur\b|\bпривилег\w*|管理员|管理者権限",
     _I,
 )
-
-# Run without anyone asked: privileged commands, or the user's own checks.
-_UNASKED: Sieved = sieved(
-    r"\bsin (?:pedir |solicitar )?(?:confirmaci[oó]n|preguntar|consultar|permiso)\b|\bsem (?:pedir )?(?:confirma[cç][ãa]o|perguntar)\b"
-    r"|\bsans (?:demander|confirmation|validation|autorisation)\b|\bsenza (?:chiedere|conferma)\b"
-    r"|\bohne (?:r[üu]ckfrage|nachzufragen|best[äa]tigung|zu fragen|erlaubnis)\b|\bбез (?:подтвержден\w*|спроса|вопросов|разрешени\w*)"
-    r"|无需确认|不用确认|不要询问|不必询问|无需询问|未经确认|確認せずに|確認なしで|聞かずに",
-    _I,
-)
-_PRIVILEGED: Sieved = sieved(r"\bsudo\b|\broot\b|\bsuperuser\b|管理员权限|root権限|管理者権限", _I)
 
 
 # Whether a sentence is written in another language: another script, or
 # more of those languages' little words than of English's (the verbs above
 # share stems with English words — "mandatory", "include" — so an English
-# sentence is never read here).
+# sentence is never read here). Code spans and command flags are not words.
 _OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff]")
 _ENGLISH_WORDS = frozenset(
-    "the a an to and of in on for is are be with when your you this that it not do don't"
+    "the a an to and of in on for is are be with when your you this that it not don't"
     " if or from by as at we they their our its was has have will should must".split()
 )
-_OTHER_WORDS = frozenset(
-    "el la los las del en que y para por con un una al lo se su sus es no cuando"
-    " le les des du et pour avec une est dans ne pas sur au aux vous"
-    " der die das und mit für den dem ist nicht ein eine zu bei vor auf im nach sich du"
-    " il di che per gli non della nel alla sono con"
-    " o os do da em não ao uma ou seu sua".split()
+_OTHER_WORDS = (
+    frozenset(
+        "el la los las del en que y para por con un una al lo se su sus es no cuando"
+        " le les des du et pour avec une est dans ne pas sur au aux vous"
+        " der die das und mit für den dem ist nicht ein eine zu bei vor auf im nach sich du"
+        " il di che per gli non della nel alla sono con"
+        " o os da em não ao uma ou seu sua".split()
+    )
+    - _ENGLISH_WORDS
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_NOT_WORDS = re.compile(r"`[^`]*`|(?<!\w)-{1,2}\w[\w-]*")
 
 
 def _other_language(sentence: str) -> bool:
     if _OTHER_SCRIPT.search(sentence):
         return True
-    words = [w.lower() for w in _WORD.findall(sentence)]
+    words = [w.lower() for w in _WORD.findall(_NOT_WORDS.sub(" ", sentence))]
     other = sum(w in _OTHER_WORDS for w in words)
     return other >= 2 and other > sum(w in _ENGLISH_WORDS for w in words)
 
 
-def _sentences(text: str) -> list[str]:
-    """The text's sentences written in another language than English."""
-    return [s for s in _SENTENCE_END.split(text) if s.strip() and _other_language(s)]
+# A sentence ends at a full stop before a space, at ; ! ? (NFKC makes the
+# CJK forms ASCII) or a line break ("ops-help.team@gmail.com" is one word).
+_SENTENCE_END = re.compile(r"(?<=\.)\s+|[!?;。\n]+")
 
 
-def _allowed(sentence: str, start: int, end: int) -> bool:
-    """The verb at ``start:end`` is an order, not forbidden."""
+def _sentences(raw: str) -> list[str]:
+    """The text's sentences written in another language than English, each
+    read in its own letters (NFKC, invisible characters removed)."""
+    parts = _SENTENCE_END.split(unicodedata.normalize("NFKC", raw))
+    return [t for t in (normalise(p, look_alikes=False) for p in parts) if t and _other_language(t)]
+
+
+def _clause_before(sentence: str, start: int) -> str:
+    before = sentence[:start]
+    ends = list(_CLAUSE_END.finditer(before))
+    return before[ends[-1].end() :] if ends else before
+
+
+def _ordered_here(sentence: str, start: int, end: int) -> bool:
+    """The word at ``start:end`` gives an order its clause does not forbid."""
     return not (
-        _NEGATED_BEFORE.search(sentence[max(0, start - 60) : start])
+        _NEGATOR.search(_clause_before(sentence, start))
         or _NEGATED_AFTER.search(sentence[end : end + 40])
     )
+
+
+def _moved_after(sentence: str, verb: re.Match[str]) -> bool:
+    """A secret follows the verb in its clause, then where it goes."""
+    rest = sentence[verb.end() :]
+    stop = _CLAUSE_END.search(rest)
+    clause = rest[: stop.start()] if stop else rest
+    for secret in _SECRET.finditer(clause[:100]):
+        if _LEFT_OUT.search(clause[: secret.start()]):
+            continue
+        if _TO_PLACE.search(clause[secret.end() : secret.end() + 100]):
+            return True
+    return False
+
+
+def _moved_before(sentence: str, verb: re.Match[str]) -> bool:
+    """Chinese and Japanese put the object first: "把 <secret> 发送到 <place>",
+    "<secret> を <place> に 貼り付け"."""
+    head = sentence[: verb.start()]
+    for secret in _SECRET.finditer(head):
+        between = head[secret.end() :]
+        if len(between) > 40:
+            continue
+        if re.search(r"[把将].{0,20}$", head[: secret.start()]) and _TO_PLACE.search(
+            sentence[verb.start() : verb.end() + 60]
+        ):
+            return True
+        if between.lstrip().startswith("を") and _TO_PLACE.search(between):
+            return True
+    return False
 
 
 def secret_moved(text: str) -> bool:
     """A secret sent, copied or pasted somewhere, in another language."""
     for sentence in _sentences(text):
-        if not (_SECRET.search(sentence) and _DESTINATION.search(sentence)):
+        if not _SECRET.search(sentence):
             continue
-        if any(_allowed(sentence, m.start(), m.end()) for m in _MOVE.finditer(sentence)):
-            return True
+        for verb in _MOVE.finditer(sentence):
+            if _ordered_here(sentence, verb.start(), verb.end()) and (
+                _moved_after(sentence, verb) or _moved_before(sentence, verb)
+            ):
+                return True
     return False
 
 
 def concealed(text: str) -> bool:
-    """Something kept from the user, or done quietly with a secret, a copy
-    or a privilege, in another language."""
-    return any(
-        _FROM_THE_USER.search(s)
-        or (
-            _QUIETLY.search(s)
-            and (_SECRET.search(s) or _MOVE.search(s) or _COPY_OR_PRIVILEGE.search(s))
-        )
-        for s in _sentences(text)
-    )
-
-
-def privileged_unasked(text: str) -> bool:
-    """Privileged commands run without asking, in another language."""
-    return any(_PRIVILEGED.search(s) and _UNASKED.search(s) for s in _sentences(text))
+    """Something kept from the user, beside a secret, a move or a privilege,
+    or moved on the quiet, in another language."""
+    for sentence in _sentences(text):
+        for found in _FROM_THE_USER.finditer(sentence):
+            ingredient = (
+                _SECRET.search(sentence) or _MOVE.search(sentence) or _INGREDIENT.search(sentence)
+            )
+            negated = _NEGATOR.search(_clause_before(sentence, found.start()))
+            if ingredient and not negated:
+                return True
+        for quiet in _QUIET_MOVE.finditer(sentence):
+            near = sentence[max(0, quiet.start() - 30) : quiet.end() + 30]
+            if _MOVE.search(near) and _ordered_here(sentence, quiet.start(), quiet.end()):
+                return True
+    return False
 
 
 def match(raw: str) -> str | None:
     """The rule a lesson breaks in another language (read in its own
     letters: the look-alike map would turn Cyrillic into Latin), or None."""
-    text = normalise(raw, look_alikes=False)
-    if secret_moved(text):
+    if secret_moved(raw):
         return "exfiltration"
-    if concealed(text):
+    if concealed(raw):
         return "concealment"
-    if privileged_unasked(text):
-        return "security-weakening"
     return None
 
 
