@@ -83,7 +83,7 @@ _MOVE: Sieved = sieved(
 # #soporte", "dans le ticket", "an ops@…", "в бакет").
 _PLACE = (
     r"(?:https?://|[\w.+-]+@[\w-]+\.[\w.-]+|#[a-z][\w-]+|(?:s3|gs|az)://"
-    r"|(?:(?:el|la|los|las|le|les|un|una|une|der|die|das|den|dem|ein\w*|il|lo|o|a|os)\s+)?(?:\w+\s+){0,2}?"
+    r"|(?:(?:el|la|los|las|le|les|un|una|une|der|die|das|den|dem|ein\w*|il|lo|o|a|os)\s+)?(?:\w+\s+){0,3}?"
     r"(?:canal|canale|channel|kanal|ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist|bucket|bakett?)\w*"
     r"|тикет\w*|заявк\w*|чат\w*|канал\w*|бакет\w*)"
 )
