@@ -110,8 +110,15 @@ def spoofed_names(text: str) -> list[str]:
     table = _skeleton_map()
     for match in _LATIN_WORD.finditer(text):
         word = match.group()
-        latin = sum(ch.isascii() and ch.isalpha() for ch in word)
-        lookalike = sum(ord(ch) in table and not ch.isascii() for ch in word)
+        # a part with a letter that looks like no ASCII one is a word of its
+        # own language ("Helm-чарт", "GPS-синхронизация": ч, т, з have no
+        # Latin twin); a disguise is made of look-alikes only
+        parts = [
+            part for part in re.split(r"[.\-]", word)
+            if all(ch.isascii() or ord(ch) in table for ch in part if ch.isalpha())
+        ]  # fmt: skip
+        latin = sum(ch.isascii() and ch.isalpha() for part in parts for ch in part)
+        lookalike = sum(ord(ch) in table and not ch.isascii() for part in parts for ch in part)
         if latin >= 1 and lookalike >= 1 and latin + lookalike >= 3:
             found.append(word)
     return found
