@@ -37,7 +37,7 @@ import unicodedata
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
 
-__all__ = ["concealed", "hailed_secret_sent", "hailed_weakening", "match", "secret_moved"]
+__all__ = ["hailed_secret_sent", "hailed_weakening", "match"]
 
 _I = re.IGNORECASE
 
@@ -240,43 +240,41 @@ def _moved_before(sentence: str, verb: re.Match[str]) -> bool:
     return False
 
 
-def secret_moved(text: str) -> bool:
-    """A secret sent, copied or pasted somewhere, in another language."""
-    for sentence in _sentences(text):
-        if not _SECRET.search(sentence):
-            continue
-        for verb in _MOVE.finditer(sentence):
-            if _ordered_here(sentence, verb.start(), verb.end()) and (
-                _moved_after(sentence, verb) or _moved_before(sentence, verb)
-            ):
-                return True
-    return False
+def _secret_moved(sentence: str) -> bool:
+    """A secret sent, copied or pasted somewhere."""
+    if not _SECRET.search(sentence):
+        return False
+    return any(
+        _ordered_here(sentence, verb.start(), verb.end())
+        and (_moved_after(sentence, verb) or _moved_before(sentence, verb))
+        for verb in _MOVE.finditer(sentence)
+    )
 
 
-def concealed(text: str) -> bool:
+def _concealed(sentence: str) -> bool:
     """Something kept from the user, beside a secret, a move or a privilege,
-    or moved on the quiet, in another language."""
-    for sentence in _sentences(text):
-        for found in _FROM_THE_USER.finditer(sentence):
-            ingredient = (
-                _SECRET.search(sentence) or _MOVE.search(sentence) or _INGREDIENT.search(sentence)
-            )
-            negated = _NEGATOR.search(_clause_before(sentence, found.start()))
-            if ingredient and not negated:
-                return True
-        for quiet in _QUIET_MOVE.finditer(sentence):
-            near = sentence[max(0, quiet.start() - 30) : quiet.end() + 30]
-            if _MOVE.search(near) and _ordered_here(sentence, quiet.start(), quiet.end()):
-                return True
-    return False
+    or moved on the quiet."""
+    ingredient = _SECRET.search(sentence) or _MOVE.search(sentence) or _INGREDIENT.search(sentence)
+    if ingredient and any(
+        not _NEGATOR.search(_clause_before(sentence, found.start()))
+        for found in _FROM_THE_USER.finditer(sentence)
+    ):
+        return True
+    return any(
+        _MOVE.search(sentence[max(0, quiet.start() - 30) : quiet.end() + 30])
+        and _ordered_here(sentence, quiet.start(), quiet.end())
+        for quiet in _QUIET_MOVE.finditer(sentence)
+    )
 
 
 def match(raw: str) -> str | None:
-    """The rule a lesson breaks in another language (read in its own
-    letters: the look-alike map would turn Cyrillic into Latin), or None."""
-    if secret_moved(raw):
+    """The rule a lesson breaks in another language (each sentence read in
+    its own letters, once: the look-alike map would turn Cyrillic into
+    Latin), or None."""
+    sentences = _sentences(raw)
+    if any(_secret_moved(s) for s in sentences):
         return "exfiltration"
-    if concealed(raw):
+    if any(_concealed(s) for s in sentences):
         return "concealment"
     return None
 
