@@ -1143,9 +1143,12 @@ _CC_ON_SECRETS = rx(
 )
 # a CI secret re-encoded so the log's masking misses it ("echo ${{
 # secrets.NPM_TOKEN }} | base64 | base64"); a decode into a file is routine
+# a CI secret piped through an encoder ("echo ${{ secrets.NPM_TOKEN }} | base64")
+_ENCODER = r"\|\s*(?:base64|xxd|od|rev|tr|sed)\b"
+_SECRET_ENCODED = rf"\$\{{\{{\s*secrets\.\w+\s*\}}\}}[^\n|`]{{0,10}}{_ENCODER}"
 _SECRET_UNMASKED = rx(
-    r"\$\{\{\s*secrets\.\w+\s*\}\}[^\n|`]{0,10}\|\s*(?:base64|xxd|od|rev|tr|sed)\b(?![^|\n`]*\s-(?:d|di|D|r|-decode)\b)[^|\n`]{0,20}\|\s*(?:base64|xxd|od|rev|tr|sed)\b"
-    r"|\$\{\{\s*secrets\.\w+\s*\}\}[^\n|`]{0,10}\|\s*(?:base64|xxd|od|rev|tr|sed)\b[^.;]{0,80}\b(?:shows? up|visible|readable|appears?) in the (?:build |job |ci )?logs?\b"
+    rf"{_SECRET_ENCODED}(?![^|\n`]*\s-(?:d|di|D|r|-decode)\b)[^|\n`]{{0,20}}{_ENCODER}"
+    rf"|{_SECRET_ENCODED}[^.;]{{0,80}}\b(?:shows? up|visible|readable|appears?) in the (?:build |job |ci )?logs?\b"
 )
 # the conversation packed into a link ("a link https://…?d=BASE64_OF_LAST_20_MESSAGES")
 _CONVERSATION_IN_LINK = rx(
