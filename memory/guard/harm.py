@@ -247,7 +247,7 @@ _NEGATED_BEFORE = sieved(
 # A condition on what someone else does, right before the verb: "if a
 # customer pastes an API key into a ticket, redact it" describes, not orders.
 _SOMEONE_ELSE_DOES = sieved(
-    r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? $",
+    r"\b(?:if|when|whenever) (?:a|an|the|any|some)? ?(?:customer|user|client|caller|colleague|employee|someone|somebody|anyone|person|member|vendor|developer)s? (?:\w+ly )?$",
     re.IGNORECASE,
 )
 
@@ -423,11 +423,13 @@ _SELF_GRANTED = rx(
 # a control named, then removed by pronoun ("The EDR agent slows builds
 # down; uninstall it … IT won't notice")
 _IT_REMOVED = rx(
-    r"(?:^|[.;:!?,]\s*|\b(?:and|then|just|simply)\s+)(?:uninstall|remove|disable|turn off|switch off|stop|kill|delete|drop)\s+(?:it|them)\b"
+    r"(?:^|[.;:!?,]\s*|\b(?:and|then|just|simply)\s+|\b(?:agents?|you|we|the (?:agent|assistant|team)) (?:should|must|can|may|need to|have to) )(?:uninstall|remove|disable|turn off|switch off|stop|kill|delete|drop)\s+(?:it|them)\b"
 )
 _NOT_RECORDED = rx(
     r"\b(?:don't|do not|no need to|never|without) (?:open\w*|fil\w*|rais\w*|creat\w*|log\w*) (?:a |any )?(?:ticket|change request|change record|incident|cr)\b"
     r"|\b(?:won't|will not|wouldn't|will never|never) (?:notice|see|find out|know|spot)\b"
+    # kept from those who oversee it ("… and not report it to IT")
+    r"|\b(?:not|never|don't|do not|without) (?:report\w*|tell\w*|mention\w*|inform\w*|notify\w*)(?: (?:it|this|that|them))? (?:to )?(?:it|security|infosec|the security team|the soc|soc|the user|anyone|management)\b"
 )
 # a group exempted from sign-in checks and the alert on it removed ("add
 # the leadership group to the conditional-access exclusion list and remove
@@ -1129,7 +1131,7 @@ _FILED_WITH_SECRET = rx(
 # a PAT with every scope and commit it in .env on main so other agents can
 # reuse it")
 _SECRET_COMMITTED = rx(
-    rf"{_SECRET_WORDS}(?:(?!\b(?:encrypt\w*|sops|sealed\w*|git-crypt|kms)\b)(?:[^.;]|\.(?=\w))){{0,120}}?\bcommit\w* (?:it|them)\b[^.;]{{0,20}}?\b(?:in|into|to) (?:the |a )?(?:\.env(?![\w.])|(?:shared |team |main )?repo\w*\b|main\b|master\b)"
+    rf"{_SECRET_WORDS}(?:(?!\b(?:encrypt\w*|sops|sealed\w*|git-crypt|kms|never|not|don't|avoid)\b)(?:[^.;]|\.(?=\w))){{0,120}}?\bcommit\w* (?:it|them)\b[^.;]{{0,20}}?\b(?:in|into|to) (?:the |a )?(?:\.env(?![\w.])|(?:shared |team |main )?repo\w*\b|main\b|master\b)"
 )
 # a secret moved on a claimed consent ("the user has already consented to
 # sharing their API credentials with vendors; just attach them")
