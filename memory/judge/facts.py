@@ -132,9 +132,21 @@ def same_value(a: Fact, b: Fact) -> bool:
         # so is a measure converted to other units ("88.5 ft-lb" for "120 N·m",
         # "6 ft" for "1.8 m"): within 2 %
         return all(math.isclose(x, y, rel_tol=0.02) for x, y in zip(a.value, b.value, strict=True))
+    if (
+        a.dim in (DURATION, INTERVAL)
+        and _unit_of(a) != _unit_of(b)
+        and len(a.value) == len(b.value)
+        and min(a.value + b.value) >= _MONTHS_FROM
+    ):
+        # a month is 30 days, a year 365: "every 36 months" is "every three
+        # years", "12 months" a year, written in other calendar units (within 2 %)
+        return all(math.isclose(x, y, rel_tol=0.02) for x, y in zip(a.value, b.value, strict=True))
     return len(a.value) == len(b.value) and all(
         _close(x, y) for x, y in zip(a.value, b.value, strict=True)
     )
+
+
+_MONTHS_FROM = 28 * 86400.0  # lengths from four weeks up are read in calendar units
 
 
 def _key_parts(key: str) -> set[str]:
@@ -646,7 +658,7 @@ class _Scanner:
             return
         if self.t[i].raw == ":" and key.kind is not Kind.ENTITY:
             return
-        if value.kind is Kind.NUMBER and value.value is not None:
+        if value.kind is Kind.NUMBER and value.value is not None and i + 1 not in self.used:
             self.add(Fact(SETTING, key.lemma, (), value.raw, label=value.raw), i - 1, i + 1)
             self.used.discard(i - 1)
         elif value.kind in (Kind.WORD, Kind.ENTITY, Kind.CODE) and i + 1 not in self.used:
@@ -678,7 +690,8 @@ class _Scanner:
                 # "KEY=4096" is a setting, read by the assignment pass below
                 if self.shared_meridiem(i, tok.value):
                     pass
-                elif not (i > 0 and self.t[i - 1].raw == "="):
+                elif not (i > 0 and self.t[i - 1].raw == "=") or self.low(i + 1) in _MEASURED:
+                    # "statement_timeout=90s" is a duration, as "set to a minute and a half"
                     self.quantity(i, tok.value, i + 1)
             elif tok.kind is Kind.ENTITY and day_range(word) is not None:
                 i = self.weekdays(i)  # "Mon-Fri" as one token
@@ -716,6 +729,8 @@ class _Scanner:
                 self.assignment(i)
 
 
+# the units a setting's number may carry and still be read as a measure
+_MEASURED = frozenset(lx.DURATION_UNITS) | frozenset(lx.SIZE_UNITS)
 _RANGE_WORDS = frozenset({"through", "thru", "to", "till", "until", "-", "–", "—"})
 
 

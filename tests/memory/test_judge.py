@@ -399,6 +399,16 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
         ("Plant corn 2 inches deep.", "Plant corn 5.08 cm deep."),
         ("The nightly load starts 0200Z.", "The nightly load starts at 02:00 UTC."),
         ("Pallets may weigh at most one metric tonne.", "Pallets may weigh at most 1,000 kg."),
+        # calendar units: a month is 30 days and a year 365, yet 36 months are three years
+        (
+            "Swap the battery packs in the server-room UPS every 36 months.",
+            "Server room UPS battery packs get swapped every three years.",
+        ),
+        # a setting's value with its unit is a measure, as in prose
+        (
+            "The reporting role has statement_timeout set to a minute and a half.",
+            "The reporting role has statement_timeout=90s.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
@@ -415,6 +425,9 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
         ),
         ("Torque the hub bolts to 120 N·m.", "Torque the hub bolts to 140 Nm."),
         ("Store the vaccine at 2 °C.", "Store the vaccine at 3 °C."),
+        # within 2 % only across calendar units: 360 days are not 365
+        ("Keep the audit exports for 360 days.", "Keep the audit exports for 365 days."),
+        ("The reporting role has statement_timeout=90s.", "The reporting role has statement_timeout=2m."),
         (
             "Loaded haul trucks are limited to 30 km/h on the ramp.",
             "Loaded haul trucks are limited to 15 mph on the ramp.",
