@@ -427,7 +427,10 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
         ("Store the vaccine at 2 °C.", "Store the vaccine at 3 °C."),
         # within 2 % only across calendar units: 360 days are not 365
         ("Keep the audit exports for 360 days.", "Keep the audit exports for 365 days."),
-        ("The reporting role has statement_timeout=90s.", "The reporting role has statement_timeout=2m."),
+        (
+            "The reporting role has statement_timeout=90s.",
+            "The reporting role has statement_timeout=2m.",
+        ),
         (
             "Loaded haul trucks are limited to 30 km/h on the ramp.",
             "Loaded haul trucks are limited to 15 mph on the ramp.",
