@@ -264,7 +264,47 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
         for e_c in sorted(names_c - names_n):
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
+    ids_n, ids_c = _identifiers(new), _identifiers(cand)
+    for e_n in sorted(ids_n - ids_c):
+        for e_c in sorted(ids_c - ids_n):
+            if _worded_apart(e_n, e_c):
+                return f"{new.say(e_n)} vs {cand.say(e_c)}"
     return _valued_apart(new, cand)
+
+
+# A cloud region is a value a lesson states ("the primary runs in
+# eu-central-1"), not a name: two regions are a change, not two things.
+_REGION = re.compile(r"(?:[a-z]{2}(?:-gov)?-[a-z]+-\d+[a-z]?|[a-z]+-[a-z]+\d)")
+_ID_PARTS = re.compile(r"[-_.]+")
+
+
+def _identifiers(st: Statement) -> set[str]:
+    """Names written as identifiers or hosts ("orders_clean", "api.example.net")."""
+    return {
+        e
+        for e, t in st.entities.items()
+        if t in ("ident", "host") and _ID_PARTS.search(e) and not _REGION.fullmatch(e)
+    }
+
+
+def _worded_apart(a: str, b: str) -> bool:
+    """Whether two identifiers are one name told apart by a word:
+    "orders_clean" / "orders_raw", "clickstream-enriched" /
+    "clickstream-raw", "api.example.net" / "api.example.com"."""
+    parts_a, parts_b = _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
+    shared = 0
+    while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
+        shared += 1
+    rest_a, rest_b = parts_a[shared:], parts_b[shared:]
+    while rest_a and rest_b and rest_a[-1] == rest_b[-1]:
+        rest_a, rest_b = rest_a[:-1], rest_b[:-1]
+    return (
+        shared > 0
+        and len(rest_a) == len(rest_b) == 1
+        and rest_a[0].isalpha()
+        and rest_b[0].isalpha()
+        and rest_a != rest_b
+    )
 
 
 _SITUATION_WORD = re.compile(r"[^\W_]+")

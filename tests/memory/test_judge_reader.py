@@ -203,6 +203,24 @@ def test_lessons_about_things_told_apart_by_a_number_or_a_letter_are_not_read(re
     assert served.relation is rules.relation is Relation.NOVEL
 
 
+def test_lessons_about_identifiers_told_apart_by_a_word_are_not_read(reader_on):
+    # the reader read "orders_clean" and "orders_raw", or two domains, as one
+    # table or one record (blind-43, blind-45); a region is a value
+    # a lesson states, so two regions are still read
+    for new, other in [
+        ("Rows in orders_clean are kept for 400 days.", "Rows in orders_raw are kept for 30 days."),
+        (
+            "api.example.net keeps a 3600s TTL during migrations.",
+            "Lower the api.example.com TTL to 60s ahead of migrations.",
+        ),
+        ("Topic events_enriched keeps 7 days of data.", "Topic events_raw keeps 3 days of data."),
+    ]:
+        assert reader.read(new, "", [_candidate(other, 0.9)]) == {}
+    region = "The EU customer database primary runs in eu-central-1."
+    moved = _candidate("The primary for the EU customer database is in eu-west-1.", 0.9)
+    assert sorted(reader.read(region, "", [moved]) or {}) == [0]
+
+
 def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
     # "Crew rostering for the Porto base" against "… the Lisbon base": the
     # writer scoped each lesson to one base; the reader reads one rest rule
