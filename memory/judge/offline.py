@@ -229,20 +229,29 @@ _NUMBERED_PART = re.compile(r"\d+|[a-z]|\d+[a-z]|[a-z]\d+")
 _NUMBERED_PARTS = 3  # "cluster 3-17-b": the most numbers and letters after a shared name
 
 
+def _name_difference(
+    parts_a: list[str], parts_b: list[str]
+) -> tuple[int, int, list[str], list[str]]:
+    """How two names, split into parts, differ: how many parts they share
+    at the start and at the end, and what is left of each."""
+    head = 0
+    while head < min(len(parts_a), len(parts_b)) and parts_a[head] == parts_b[head]:
+        head += 1
+    rest_a, rest_b, tail = parts_a[head:], parts_b[head:], 0
+    while rest_a and rest_b and rest_a[-1] == rest_b[-1]:
+        rest_a, rest_b, tail = rest_a[:-1], rest_b[:-1], tail + 1
+    return head, tail, rest_a, rest_b
+
+
 def _numbered_apart(a: str, b: str) -> bool:
     """Whether two names are one name told apart by numbers or letters:
     "service 1" / "service 0", "orion cluster" / "orion-b cluster",
     "payments-a" / "payments-b", "cluster 3-17" / "cluster 5-102", "route 14A" / "route 14"."""
-    parts_a, parts_b = _NAME_PARTS.split(a.lower()), _NAME_PARTS.split(b.lower())
-    shared = 0
-    while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
-        shared += 1
-    parts_a, parts_b = parts_a[shared:], parts_b[shared:]
-    while parts_a and parts_b and parts_a[-1] == parts_b[-1]:
-        parts_a, parts_b = parts_a[:-1], parts_b[:-1]
-        shared += 1
+    head, tail, parts_a, parts_b = _name_difference(
+        _NAME_PARTS.split(a.lower()), _NAME_PARTS.split(b.lower())
+    )
     return (
-        shared > 0
+        head + tail > 0
         and (parts_a or parts_b) != []
         and max(len(parts_a), len(parts_b)) <= _NUMBERED_PARTS
         and all(_NUMBERED_PART.fullmatch(x) for x in [*parts_a, *parts_b])
@@ -291,15 +300,11 @@ def _worded_apart(a: str, b: str) -> bool:
     """Whether two identifiers are one name told apart by a word:
     "orders_clean" / "orders_raw", "clickstream-enriched" /
     "clickstream-raw", "api.example.net" / "api.example.com"."""
-    parts_a, parts_b = _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
-    shared = 0
-    while shared < min(len(parts_a), len(parts_b)) and parts_a[shared] == parts_b[shared]:
-        shared += 1
-    rest_a, rest_b = parts_a[shared:], parts_b[shared:]
-    while rest_a and rest_b and rest_a[-1] == rest_b[-1]:
-        rest_a, rest_b = rest_a[:-1], rest_b[:-1]
+    head, _, rest_a, rest_b = _name_difference(
+        _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
+    )
     return (
-        shared > 0
+        head > 0
         and len(rest_a) == len(rest_b) == 1
         and rest_a[0].isalpha()
         and rest_b[0].isalpha()
