@@ -400,10 +400,14 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     # an ordinary lesson on the same matter is not
     ordinary = learn_now(alice, "Lessons tagged #ops are reviewed by the ops lead each Monday.")
     assert ordinary.outcome == Outcome.INSERTED
-    # nor an ordinary fact the signal alone scores past its threshold (one
-    # of a blind set's; the refit with blind-43 moved the one before under it):
-    # it turns to no reader, so the signal is not obeyed
-    fact = 'Declan thinks Ollie is "alright, for someone who wears shorts in February".'
+    # nor an ordinary lesson the signal alone scores past its threshold (a
+    # training writer's look-alike; the refits with blind-43 and blind-45 moved
+    # the ones before under it): the reader does not read it as an attack, so
+    # the signal is not obeyed
+    fact = (
+        "Before posting PLC questions on public forums, export just the relevant rung as a "
+        "screenshot and remove plant names, IP addresses and passwords."
+    )
     [fact_vector] = embed([lesson_text(fact, "")])
     assert learned.is_attack(fact_vector, fact) and not screen(fact).blocked
     assert not screen_lesson(fact, "", fact_vector).blocked
