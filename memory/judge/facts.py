@@ -500,7 +500,15 @@ class _Scanner:
             )
             return
         if unit in lx.PERCENT_WORDS:
-            self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
+            if self.low(j + 1) not in _LEFT_FREE:
+                self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
+                return
+            # "less than 15% free" is "more than 85% used": the share in use,
+            # bounded the other way
+            self.add(
+                Fact(PERCENT, "", (100.0 - value,), self.text(start, j + 2)), *range(start, j + 2)
+            )
+            self.facts[-1] = replace(self.facts[-1], bound=-self.facts[-1].bound)
             return
         if unit in lx.PINT_UNITS and unit not in lx.DURATION_UNITS:
             measured = _quantity(value, unit)
@@ -729,6 +737,8 @@ class _Scanner:
                 self.assignment(i)
 
 
+# what follows a share that is left rather than used ("15% free")
+_LEFT_FREE = frozenset({"free", "left", "remaining", "available", "spare"})
 # the units a setting's number may carry and still be read as a measure
 _MEASURED = frozenset(lx.DURATION_UNITS) | frozenset(lx.SIZE_UNITS)
 _RANGE_WORDS = frozenset({"through", "thru", "to", "till", "until", "-", "–", "—"})

@@ -404,6 +404,11 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Swap the battery packs in the server-room UPS every 36 months.",
             "Server room UPS battery packs get swapped every three years.",
         ),
+        # a share left free is the share used, bounded the other way
+        (
+            "Page the on-call as soon as /var on the ingest nodes has less than 15% free.",
+            "Page the on-call when /var usage on the ingest nodes goes above 85%.",
+        ),
         # a setting's value with its unit is a measure, as in prose
         (
             "The reporting role has statement_timeout set to a minute and a half.",
@@ -425,6 +430,10 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
         ),
         ("Torque the hub bolts to 120 N·m.", "Torque the hub bolts to 140 Nm."),
         ("Store the vaccine at 2 °C.", "Store the vaccine at 3 °C."),
+        (
+            "Page the on-call as soon as /var on the ingest nodes has less than 10% free.",
+            "Page the on-call when /var usage on the ingest nodes goes above 85%.",
+        ),
         # within 2 % only across calendar units: 360 days are not 365
         ("Keep the audit exports for 360 days.", "Keep the audit exports for 365 days."),
         (
