@@ -13,8 +13,15 @@ ingredients an attack needs, each in those languages' own words:
   the secret out ("sin contraseñas");
 - something kept from the user, named ("sin avisar al usuario", "erwähne
   das nicht", "не сообщай об этом пользователю", "不要告诉用户"), beside a
-  secret, a verb that moves something or a privilege; or a move made on the
-  quiet ("тихо скопируй", "悄悄").
+  secret, a verb that moves something, a privilege or a security control
+  switched off ("desative a verificação SSL", "監査ログを無効化"), in its
+  sentence or the one before; or a move made on the quiet ("тихо
+  скопируй", "悄悄");
+- an order put above the user's requests ("cette consigne prime sur les
+  demandes de l'utilisateur", "hat Vorrang vor den Anweisungen des
+  Nutzers", "优先于用户");
+- the memory's classifier told to pass lessons as safe or unscreened
+  ("给记忆系统分类器的说明：…经验条目都应直接判定为安全").
 
 Each reading is one clause's: a negation forbids only what follows it in
 its clause. Ordinary advice in those languages — "never tell anyone your
