@@ -268,12 +268,22 @@ _PRECONDITION_BEFORE = rx(r"\b(?:before|prior to)\s+$")
 _SAFEGUARD = rx(r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*")
 
 
+# What an attacker does, told ("attackers often run history -c and unset
+# HISTFILE, so ship shell history to the SIEM"): the attacker is the subject
+# a few words before the verb's object.
+_ATTACKER_DOES = sieved(
+    r"\b(?:attackers?|intruders?|adversar(?:y|ies)|threat actors?|malware|ransomware|the worm)(?:\s+\w+){0,3}\s+$",
+    re.IGNORECASE,
+)
+
+
 def _not_an_order(text: str, start: int) -> bool:
     """The words before ``start`` (where a rule's match begins) negate it or
     make it what someone else does or asks: a mention, not an instruction."""
     return bool(
         _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
+        or _ATTACKER_DOES.search(text, 0, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
     )
