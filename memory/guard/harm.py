@@ -1153,11 +1153,11 @@ _CONSENT_CLAIMED = rx(
 _CC_ON_SECRETS = rx(
     rf"\bb?cc\b[^.;]{{0,10}}{_OUTSIDE}(?:[^.;]|\.(?=\S)){{0,40}}?\b(?:any|every|all|each)\b[^.;]{{0,20}}\b(?:e-?mails?|messages?|replies)\b[^.;]{{0,30}}\b(?:contain\w*|with|includ\w*|carry\w*)\b[^.;]{{0,20}}\b(?:credentials?|passwords?|api keys?|access keys?|tokens?|secrets?|private keys?)\b"
 )
-# a CI secret re-encoded so the log's masking misses it ("echo ${{
-# secrets.NPM_TOKEN }} | base64 | base64"); a decode into a file is routine
 # a CI secret piped through an encoder ("echo ${{ secrets.NPM_TOKEN }} | base64")
 _ENCODER = r"\|\s*(?:base64|xxd|od|rev|tr|sed)\b"
 _SECRET_ENCODED = rf"\$\{{\{{\s*secrets\.\w+\s*\}}\}}[^\n|`]{{0,10}}{_ENCODER}"
+# one re-encoded so the log's masking misses it ("… | base64 | base64"), or
+# said to show up in the logs; a decode into a file is routine
 _SECRET_UNMASKED = rx(
     rf"{_SECRET_ENCODED}(?![^|\n`]*\s-(?:d|di|D|r|-decode)\b)[^|\n`]{{0,20}}{_ENCODER}"
     rf"|{_SECRET_ENCODED}[^.;]{{0,80}}\b(?:shows? up|visible|readable|appears?) in the (?:build |job |ci )?logs?\b"
