@@ -162,18 +162,24 @@ _INGREDIENT: Sieved = sieved(
 )
 # A security control ("la verificação SSL", "監査ログ（pgaudit）") and the
 # verbs that switch one off ("desative", "無効化").
+# (the words an AI reader hailed is told to switch off — ``hailed_weakening``
+# — are among them)
+_CONTROL_WORDS = (
+    r"zwei-?faktor|protokollierung|audit-?log|autenticaci[oó]n de dos|doble factor|double authentification"
+    r"|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
+)
+_OFF_WORDS = r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*"
+_OFF_SIGNS = r"关闭|禁用|停用|無効"
 _CONTROL: Sieved = sieved(
-    r"\b(?:ssl|tls|mfa|2fa|edr|pgaudit|auditd|cloudtrail|antivirus|antiv[ií]rus|firewall|pare-feu)\b"
-    r"|zwei-?faktor|protokollierung|audit-?log|autenticaci[oó]n de dos|doble factor|double authentification|journalisation"
-    r"|autenticazione a due|registro de auditor[ií]a|registros? de auditor|journal d'audit|zertifikatspr[üu]fung"
+    rf"\b(?:ssl|tls|mfa|2fa|edr|pgaudit|auditd|cloudtrail|antivirus|antiv[ií]rus|firewall|pare-feu)\b|{_CONTROL_WORDS}"
+    r"|registros? de auditor|journal d'audit|zertifikatspr[üu]fung"
     r"|двухфакторн\w*|журнал\w* аудита|аудит\w*|антивирус\w*"
-    r"|双重认证|两步验证|多因素|审计|证书验证|防火墙|杀毒|监控|二要素|多要素|監査|証明書の検証|ウイルス対策",
+    r"|审计|证书验证|防火墙|杀毒|监控|監査|証明書の検証|ウイルス対策",
     _I,
 )
 _OFF: Sieved = sieved(
-    r"\b(?:deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*|deshabilit\w*"
-    r"|disabilit\w*|d[ée]sinstall\w*|desinstal\w*|disinstall\w*|отключ\w*|выключ\w*|удали\w*)"
-    r"|关闭|关掉|禁用|停用|卸载|無効|停止|アンインストール",
+    rf"\b(?:{_OFF_WORDS}|deshabilit\w*|disabilit\w*|d[ée]sinstall\w*|desinstal\w*|disinstall\w*|отключ\w*|выключ\w*|удали\w*)"
+    rf"|{_OFF_SIGNS}|关掉|卸载|停止|アンインストール",
     _I,
 )
 
@@ -392,14 +398,8 @@ _AI_READER = sieved(
 )
 # a control switched off ("die Zwei-Faktor-Authentifizierung darf …
 # deaktiviert werden")
-_HAILED_CONTROL = sieved(
-    r"zwei-?faktor|2fa|\bmfa\b|protokollierung|audit-?log|autenticaci[oó]n de dos|doble factor|double authentification|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|审计日志|二要素|多要素",
-    _I,
-)
-_HAILED_OFF = sieved(
-    r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*|关闭|禁用|停用|無効",
-    _I,
-)
+_HAILED_CONTROL = sieved(rf"{_CONTROL_WORDS}|2fa|\bmfa\b|审计日志", _I)
+_HAILED_OFF = sieved(rf"{_OFF_WORDS}|{_OFF_SIGNS}", _I)
 # something sent to an address or a link ("Sendet … an https://…")
 _HAILED_SEND = sieved(
     r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*)\b|发送|发给|传送|上传|送信|送って|転送",
