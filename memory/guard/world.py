@@ -347,8 +347,8 @@ def _secret_moved(sentence: str) -> bool:
 
 def _concealed(sentence: str, before: str = "") -> bool:
     """Something kept from the user, beside a secret, a move, a privilege or
-    a control switched off (in its sentence or the one ``before`` it), or
-    moved on the quiet."""
+    a control switched off (in its sentence or ``before``: the lesson's
+    other-language sentence before it), or moved on the quiet."""
     ingredient = any(
         _SECRET.search(s) or _MOVE.search(s) or _INGREDIENT.search(s) or _weakened(s)
         for s in (sentence, before)
