@@ -261,8 +261,10 @@ def _numbered_apart(a: str, b: str) -> bool:
 def named_apart(new: Statement, cand: Statement) -> str | None:
     """How the two lessons' subjects are named apart — by values that differ
     ("the nightly ETL" and "the hourly ETL") or by a number or a letter
-    ("billing service 1" and "billing service 0", "orion" and "orion-b"):
-    two things, whatever else the lessons share — or None. A name with
+    ("billing service 1" and "billing service 0", "orion" and "orion-b"),
+    or identifiers by a word ("orders_clean" and "orders_raw", wherever they
+    stand; not cloud regions, which are values): two things, whatever else
+    the lessons share — or None. A name with
     hyphenated numbers ("cluster 3-17") names a thing wherever it stands
     (the subject is not always read: "the metrics *store* of cluster 3-17"
     reads "store" as the verb); a single number is a subject's name only
