@@ -34,7 +34,7 @@ class _Load:
 
     def __init__(self, base: str, key: str, writers: int = 3) -> None:
         self.base, self.key = base, key
-        self.phase = "warm-up"
+        self.phases = ["warm-up"]
         self.acknowledged: list[str] = []
         self.refused: Counter[tuple[str, str]] = Counter()
         self.unhealthy: Counter[str] = Counter()
@@ -54,11 +54,22 @@ class _Load:
         for thread in self._threads:
             thread.join(timeout=60)
 
-    def _during(self, started: str) -> str:
-        """The phase a call belongs to: the one it started in, or
-        "start/end" when the next fault struck while it was in flight."""
-        ended = self.phase
-        return started if started == ended else f"{started}/{ended}"
+    @property
+    def phase(self) -> str:
+        return self.phases[-1]
+
+    @phase.setter
+    def phase(self, name: str) -> None:
+        self.phases.append(name)
+
+    def _now(self) -> int:
+        return len(self.phases) - 1
+
+    def _during(self, started: int) -> str:
+        """The phases a call belongs to: the one it started in, and every
+        phase begun while it was in flight ("redis/postgres/after" for a
+        call the postgres kill struck on its way)."""
+        return "/".join(self.phases[started : self._now() + 1])
 
     def _write(self, writer: int) -> None:
         headers = {"Authorization": f"Bearer {self.key}"}
@@ -67,7 +78,7 @@ class _Load:
             while not self._stop.is_set():
                 n += 1
                 content = f"Fleet host w{writer}-{n} serves metrics on port {20000 + n}."
-                phase = self.phase
+                phase = self._now()
                 try:
                     response = client.post("/api/v1/learn", json={"content": content})
                 except httpx.HTTPError as exc:
@@ -85,7 +96,7 @@ class _Load:
     def _probe(self) -> None:
         with httpx.Client(base_url=self.base, timeout=5) as client:
             while not self._stop.is_set():
-                phase = self.phase
+                phase = self._now()
                 try:
                     ok = client.get("/healthz").status_code == 200
                 except httpx.HTTPError:
