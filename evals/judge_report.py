@@ -240,12 +240,20 @@ def compute_similarities(
         )
         for case in cases
     ]
-    vectors = encoder.encode(texts, normalize_embeddings=True) if texts else []
+    vectors = _encoded(encoder, tuple(texts)) if texts else []
     sims: dict[str, dict[str, float]] = {}
     for case, new_slot, cands in layout:
         v = vectors[new_slot]
         sims[case.id] = {key: float(v @ vectors[s]) for key, s in cands}
     return sims
+
+
+@functools.cache
+def _encoded(encoder: Encoder, texts: tuple[str, ...]) -> Any:
+    """Computed once per process: both tiers of ``manage.py evals`` (and a
+    fit that scores as it goes) embed the same golden texts with the same
+    model."""
+    return encoder.encode(list(texts), normalize_embeddings=True)
 
 
 def case_candidates(

@@ -1,10 +1,11 @@
-"""The offline judge on the hand-written golden set, with real similarities.
+"""The offline judge's rules on the hand-written golden set, with real similarities.
 
 Similarities come from the real embedding model (all-MiniLM-L6-v2, loaded
-offline on CPU once for this module). The judge the service runs (the rules
-with their learned layer) must not fall below the committed baselines
-(``evals/baseline.json``); the rules alone must judge no relation worse than
-60 % on the cases written with them. ``python -m evals.judge_report`` prints
+offline on CPU once for this module). The rules alone must judge no relation
+worse than 60 % on the cases written with them. The judge the service runs
+(the rules with their learned layer) on the whole set, blind batches
+included, is held to the committed floors (``evals/baseline.json``) by the
+CI gate (tests/evals/test_gate.py); ``python -m evals.judge_report`` prints
 the same evaluation as a table.
 """
 
@@ -21,13 +22,10 @@ from evals.judge_report import (
     compute_similarities,
     evaluate,
     format_report,
-    load_baseline,
     load_encoder,
     load_golden,
 )
-from evals.run import load_baseline as load_baselines
-from memory.judge import OfflineJudge, Relation, offline_judge
-from memory.judge.learned import LearnedJudge
+from memory.judge import OfflineJudge, Relation
 
 MIN_PER_RELATION = 0.6
 
@@ -43,22 +41,16 @@ def encoder() -> Encoder:
 
 
 @pytest.fixture(scope="module")
-def similarities(cases: list[GoldenCase], encoder: Encoder) -> dict[str, dict[str, float]]:
-    return compute_similarities(encoder, cases)
+def written_with(cases: list[GoldenCase]) -> list[GoldenCase]:
+    """The cases written alongside the judge; the blind batches
+    (evals/blind_scores.json) are scored and reported on their own."""
+    return [case for case in cases if not case.batch]
 
 
 @pytest.fixture(scope="module")
-def report(cases: list[GoldenCase], similarities: dict[str, dict[str, float]]) -> Report:
+def report(written_with: list[GoldenCase], encoder: Encoder) -> Report:
     """The rules alone."""
-    return evaluate(OfflineJudge(), cases, similarities)
-
-
-@pytest.fixture(scope="module")
-def served(cases: list[GoldenCase], similarities: dict[str, dict[str, float]]) -> Report:
-    """The judge the service runs: the rules and their learned layer."""
-    judge = offline_judge()
-    assert isinstance(judge, LearnedJudge)
-    return evaluate(judge, cases, similarities)
+    return evaluate(OfflineJudge(), written_with, compute_similarities(encoder, written_with))
 
 
 def test_the_golden_set_covers_what_the_judge_must_handle(cases: list[GoldenCase]) -> None:
@@ -94,27 +86,10 @@ def test_similarities_come_from_the_real_model(cases: list[GoldenCase], encoder:
     assert compute_similarities(encoder, [port_case])["con-port"]["a"] > 0.95
 
 
-def test_strict_accuracy_does_not_fall_below_the_baseline(served: Report) -> None:
-    baseline = load_baseline()
-    assert 0.0 < baseline <= 1.0
-    assert served.strict_accuracy >= baseline, format_report(served)
-
-
-def test_destructive_precision_does_not_fall_below_the_baseline(served: Report) -> None:
-    floor = load_baselines()["classification"]["destructive_precision"]
-    assert 0.0 < floor <= 1.0
-    assert served.destructive_precision >= floor, format_report(served)
-
-
 def test_no_relation_is_judged_worse_than_sixty_percent_on_the_cases_written_with_it(
-    report: Report,
+    cases: list[GoldenCase], report: Report
 ) -> None:
-    # The blind batches (evals/blind_scores.json) are scored and reported on
-    # their own; this floor holds for the cases written alongside the judge.
-    written_with = Report(tuple(r for r in report.results if not r.case.batch))
-    assert 140 <= len(written_with.results) < len(report.results)
-    for name, (accuracy, count) in written_with.by_relation().items():
+    assert 140 <= len(report.results) < len(cases)
+    for name, (accuracy, count) in report.by_relation().items():
         assert count > 0
-        assert accuracy >= MIN_PER_RELATION, (
-            f"{name}: {accuracy:.2f}\n{format_report(written_with)}"
-        )
+        assert accuracy >= MIN_PER_RELATION, f"{name}: {accuracy:.2f}\n{format_report(report)}"
