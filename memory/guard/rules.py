@@ -24,6 +24,7 @@ import re
 
 from memory.guard.harm import (
     ASKED_BEFORE,
+    ATTACKER_TOLD,
     CREDENTIAL_ASK,
     CREDENTIAL_LURE,
     CREDENTIAL_PROXY,
@@ -102,10 +103,7 @@ def reason(rule: str) -> str:
 _MENTION_BEFORE = sieved(
     r"(?:\b(?:stopped using|no longer use|never use|never run|don't use|do not use|don't run|do not run"
     r"|instead of|rather than|avoid|for example|such as|like|as in"
-    r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$"
-    # what an intruder did, told ("the intruder persisted via a crontab
-    # line running `curl … | bash`")
-    r"|\b(?:intruders?|attackers?|malware|adversar\w+|threat actors?|the worm)\b[^.;]{0,60}$",
+    r"|(?:docs?|documentation|readme|vendor|guide|they) (?:says?|tells? you|suggests?|recommends?|wants? you) to)\b|\be\.g\.)[^;]{0,25}$",
     re.IGNORECASE,
 )
 # After one: the command names a kind of thing ("curl | bash style installers").
@@ -232,8 +230,12 @@ def _used(rule: str, pattern: Sieved, text: str) -> bool:
             return True
         if rule == "remote-code" and official_installer(found.group()):
             continue
-        mentioned = _MENTION_BEFORE.search(text, 0, found.start()) or _MENTION_AFTER.match(
-            text, found.end()
+        mentioned = (
+            _MENTION_BEFORE.search(text, 0, found.start())
+            # what an intruder did, told ("the intruder persisted via a
+            # crontab line running `curl … | bash`")
+            or ATTACKER_TOLD.search(text, 0, found.start())
+            or _MENTION_AFTER.match(text, found.end())
         )
         if not mentioned:
             return True
