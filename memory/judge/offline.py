@@ -217,10 +217,11 @@ def _subject_conflict(
     for q_n, q_c in _qualifier_differences(new, cand, lemmas_n, lemmas_c):
         if q_n.in_subject or q_c.in_subject:
             return _say_qualifiers(new, cand, q_n, q_c)
-    compound = _compound_names_differ(new, cand)
-    if compound is not None:
-        return compound
-    return _valued_apart(new, cand)
+    return (
+        _compound_names_differ(new, cand)
+        or _identifiers_apart(new, cand)
+        or _valued_apart(new, cand)
+    )
 
 
 _NAME_PARTS = re.compile(r"[\s\-_]+")
@@ -275,12 +276,39 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
         for e_c in sorted(names_c - names_n):
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
+    return _identifiers_apart(new, cand) or _valued_apart(new, cand)
+
+
+# a name joined by hyphens or underscores ("billing-events-dlq")
+_JOINED_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b")
+
+
+def _joined_names(st: Statement) -> set[str]:
+    """Names joined by hyphens or underscores, however the entity reader
+    took them (not cloud regions, nor ranges of days)."""
+    return {
+        name
+        for name in _JOINED_NAME.findall(st.text.lower())
+        if not _REGION.fullmatch(name) and day_range(name) is None
+    }
+
+
+def _identifiers_apart(new: Statement, cand: Statement) -> str | None:
+    """Identifiers one lesson names and the other does not, told apart by a
+    word (``_worded_apart``): how they differ, or None."""
     ids_n, ids_c = _identifiers(new), _identifiers(cand)
     for e_n in sorted(ids_n - ids_c):
         for e_c in sorted(ids_c - ids_n):
             if _worded_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
-    return _valued_apart(new, cand)
+    # hyphenated words are not all names ("self-rescuer", "latency-critical"):
+    # only a word added to one is read as another thing
+    joined_n, joined_c = _joined_names(new), _joined_names(cand)
+    for e_n in sorted(joined_n - joined_c):
+        for e_c in sorted(joined_c - joined_n):
+            if _extended_by_word(e_n, e_c):
+                return f"{e_n} vs {e_c}"
+    return None
 
 
 # A cloud region is a value a lesson states ("the primary runs in
@@ -301,16 +329,31 @@ def _identifiers(st: Statement) -> set[str]:
 def _worded_apart(a: str, b: str) -> bool:
     """Whether two identifiers are one name told apart by a word:
     "orders_clean" / "orders_raw", "clickstream-enriched" /
-    "clickstream-raw", "api.example.net" / "api.example.com"."""
+    "clickstream-raw", "api.example.net" / "api.example.com" — or one
+    name and that name with a word more (``_extended_by_word``)."""
     head, _, rest_a, rest_b = _name_difference(
         _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
     )
+    if len(rest_a) == len(rest_b) == 1:
+        return head > 0 and rest_a[0].isalpha() and rest_b[0].isalpha() and rest_a != rest_b
+    return _extended_by_word(a, b)
+
+
+def _extended_by_word(a: str, b: str) -> bool:
+    """Whether one name is the other with a word more ("billing-events" /
+    "billing-events-dlq"; not a generic word: "payments-api" /
+    "payments-api-svc")."""
+    head, tail, rest_a, rest_b = _name_difference(
+        _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
+    )
+    extra = rest_a or rest_b
     return (
-        head > 0
-        and len(rest_a) == len(rest_b) == 1
-        and rest_a[0].isalpha()
-        and rest_b[0].isalpha()
-        and rest_a != rest_b
+        head + tail > 0
+        and not (rest_a and rest_b)
+        and len(extra) == 1
+        and extra[0].isalpha()
+        and len(extra[0]) > 1
+        and extra[0] not in _GENERIC_SUFFIXES
     )
 
 
@@ -658,7 +701,18 @@ def read_pair(
         # accepted": each states another measure, so their verbs do not disagree
         reason = "about another attribute of the same subject"
         return Reading(Relation.NOVEL, 0.7, reason)
-    conflicts += _polarity_conflicts(new, cand)
+    polarity = _polarity_conflicts(new, cand)
+    if conflicts == facts.conflicts and conflicts and not polarity and _another_tier(new, cand):
+        # "Refunds over $5,000 additionally need Finance sign-off, on top of
+        # the team lead's approval" beside "Refunds above $500 require
+        # team-lead approval": a threshold added above another
+        return Reading(Relation.NOVEL, 0.6, f"another tier ({'; '.join(conflicts)})")
+    if other_object is not None and conflicts == facts.conflicts and conflicts and not polarity:
+        # "stays in *hot* storage for 90 days" and "archived to *cold* storage
+        # for 7 years": each value belongs to its own object
+        said = f"{other_object}: {'; '.join(conflicts)}"
+        return Reading(Relation.NOVEL, 0.65, f"about another object ({said})")
+    conflicts += polarity
     if _order_relation(new, cand) == "conflict":
         conflicts.append("the order is reversed")
 
@@ -758,6 +812,21 @@ def read_pair(
         reason = "same subject and facts" + (f" ({'; '.join(facts.agree)})" if facts.agree else "")
         return Reading(Relation.DUPLICATE, _clip(confidence, 0.5, 0.97), reason, details)
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
+
+
+# what a lesson says it adds to another rule
+_ADDED = re.compile(
+    r"\b(?:additionally|in addition(?: to)?|on top of|as well as|also|too|further|extra)\b", re.I
+)
+
+
+def _another_tier(new: Statement, cand: Statement) -> bool:
+    """Each lesson's values bounded the same way ("over $5,000", "above
+    $500"), and one says it adds to the other's rule."""
+    bounds = {f.bound for f in (*new.facts, *cand.facts)}
+    return len(bounds) == 1 and 0 not in bounds and bool(
+        _ADDED.search(new.text) or _ADDED.search(cand.text)
+    )
 
 
 def _negated_alone(st: Statement, other: Statement, other_lemmas: set[str]) -> str | None:

@@ -290,6 +290,8 @@ def _spoken_fractions(t: str) -> str:
     )  # fmt: skip
     # "two thirds of the quota", "three quarters of its lifetime": a share
     t = re.sub(rf"\b{_PARTS} of\b", lambda m: f"{_parts(m):.4g}% of", t, flags=re.IGNORECASE)
+    # and on its own ("scales out when CPU goes above two thirds")
+    t = re.sub(rf"\b{_PARTS}\b", lambda m: f"{_parts(m):.4g}%", t, flags=re.IGNORECASE)
     return re.sub(
         rf"\b(?:an?|one) {_FRACTION_UNITS} and a half\b", r"1.5 \1", t, flags=re.IGNORECASE
     )
