@@ -404,6 +404,8 @@ ENVIRONMENTS: dict[str, str] = {
     "production": "production",
     "prod": "production",
     "prd": "production",
+    "preprod": "preproduction",
+    "nonprod": "nonproduction",
     "staging": "staging",
     "stage": "staging",
     "stg": "staging",

@@ -276,7 +276,20 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
         for e_c in sorted(names_c - names_n):
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
-    return _identifiers_apart(new, cand) or _valued_apart(new, cand)
+    return (
+        _identifiers_apart(new, cand) or _environments_apart(new, cand) or _valued_apart(new, cand)
+    )
+
+
+def _environments_apart(new: Statement, cand: Statement) -> str | None:
+    """Each lesson names a deployment environment the other never does
+    ("pre-production" and "production"): how they differ, or None."""
+    envs_n = {e for e, t in new.entities.items() if t == "environment"}
+    envs_c = {e for e, t in cand.entities.items() if t == "environment"}
+    only_n, only_c = sorted(envs_n - envs_c), sorted(envs_c - envs_n)
+    if only_n and only_c:
+        return f"{new.say(only_n[0])} vs {cand.say(only_c[0])}"
+    return None
 
 
 # a name joined by hyphens or underscores ("billing-events-dlq")
@@ -824,8 +837,10 @@ def _another_tier(new: Statement, cand: Statement) -> bool:
     """Each lesson's values bounded the same way ("over $5,000", "above
     $500"), and one says it adds to the other's rule."""
     bounds = {f.bound for f in (*new.facts, *cand.facts)}
-    return len(bounds) == 1 and 0 not in bounds and bool(
-        _ADDED.search(new.text) or _ADDED.search(cand.text)
+    return (
+        len(bounds) == 1
+        and 0 not in bounds
+        and bool(_ADDED.search(new.text) or _ADDED.search(cand.text))
     )
 
 

@@ -443,6 +443,10 @@ def normalise(text: str) -> str:
     for pattern, repl in _CONTRACTIONS:
         t = re.sub(pattern, repl, t, flags=re.IGNORECASE)
     t = normalise_values(t)
+    # an environment named by a prefix to another ("pre-production",
+    # "non-prod") is an environment of its own, not that one
+    t = re.sub(r"\bpre[- ]?prod(?:uction)?\b", "preprod", t, flags=re.IGNORECASE)
+    t = re.sub(r"\bnon[- ]?prod(?:uction)?\b", "nonprod", t, flags=re.IGNORECASE)
     t = re.sub(
         r"\b(\d{1,2}(?::\d{2})?)\s*([ap])\.?\s?m\b\.?",
         lambda m: f"{m.group(1)}{m.group(2).lower()}m",
