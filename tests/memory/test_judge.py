@@ -822,10 +822,52 @@ def test_the_situation_is_part_of_the_subject() -> None:
         ("Dock 7B is open for unloading from 06:00.", "Dock 7 is open for unloading from 05:30."),
         ("Substation 4C is inspected every two months.", "Substation 4 is inspected monthly."),
         ("On Bay 12A the forklift speed limit is 8 km/h.", "On Bay 12D the limit is 10 km/h."),
+        # a joined name and the same name with a word more (blind-46)
+        ("Consumer lag alert for the orders-events topic fires at 20k messages.",
+         "Consumer lag alert for orders-events-retry fires at 200 messages."),
     ],
-)
+)  # fmt: skip
 def test_names_that_differ_by_a_suffix_are_different_subjects(content: str, other: str) -> None:
     assert relation(content, other) is Relation.NOVEL
+
+
+def test_hyphenated_words_that_only_inflect_stay_one_subject() -> None:
+    assert relation(
+        "Self-rescuers are inspected every 3 months.", "Each self-rescuer is inspected monthly."
+    ) is (Relation.CONTRADICTS)
+
+
+def test_a_value_of_another_object_or_another_tier_is_no_contradiction() -> None:
+    # "hot storage" and "cold storage": each value belongs to its own object
+    assert relation(
+        "Access logs stay in hot storage for 30 days.",
+        "Access logs are archived to cold storage for 2 years.",
+    ) is (Relation.NOVEL)
+    # a threshold added on top of another's
+    assert relation(
+        "Expenses over $2,000 additionally need a director's sign-off, on top of the manager's.",
+        "Expenses above $200 need a manager's approval.",
+    ) is (Relation.NOVEL)
+    # the same rule with another threshold is a change
+    assert relation(
+        "Expenses over $2,000 need a manager's approval.",
+        "Expenses above $200 need a manager's approval.",
+    ) is (Relation.CONTRADICTS)
+
+
+def test_an_environment_named_by_a_prefix_is_its_own() -> None:
+    # "pre-production" is not "production" with a word in front
+    assert relation(
+        "In pre-production, TLS certificates come from the internal CA.",
+        "Production endpoints get their TLS certificates from the internal CA.",
+    ) is (Relation.NOVEL)
+
+
+def test_a_share_in_words_is_a_share_without_of() -> None:
+    assert relation(
+        "The thumbnailer autoscaler adds pods when CPU goes above three quarters.",
+        "The thumbnailer autoscaler adds pods when CPU goes above 90%.",
+    ) is (Relation.CONTRADICTS)
 
 
 def test_a_unit_or_a_dimension_written_against_a_number_is_not_a_name() -> None:
