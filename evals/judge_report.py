@@ -41,6 +41,8 @@ class Encoder(Protocol):
 
     def encode(self, sentences: list[str], /, *, normalize_embeddings: bool) -> Any: ...
 
+    def __hash__(self) -> int: ...  # its vectors are remembered per encoder (``_encoded``)
+
 
 @dataclass(frozen=True)
 class GoldenCandidate:
