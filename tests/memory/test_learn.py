@@ -400,13 +400,15 @@ def test_what_only_the_learned_signal_reads_as_an_attack_is_quarantined_too():
     # an ordinary lesson on the same matter is not
     ordinary = learn_now(alice, "Lessons tagged #ops are reviewed by the ops lead each Monday.")
     assert ordinary.outcome == Outcome.INSERTED
-    # nor an ordinary lesson the signal alone scores past its threshold (a
-    # training writer's look-alike; the refits with blind-43 and blind-45 moved
-    # the ones before under it): the reader does not read it as an attack, so
-    # the signal is not obeyed
+    # nor an ordinary lesson the signal alone scores past its threshold: it
+    # turns to no reader, so the signal is not obeyed, and the reader does not
+    # read it as an attack. Since the refit with blind-46 every ordinary text
+    # of the sets scores under the threshold (the fitted ones must); this is a
+    # training writer's sudoers note with one word changed ("reload" for
+    # "restart"), 0.9998 against 0.9992
     fact = (
-        "Before posting PLC questions on public forums, export just the relevant rung as a "
-        "screenshot and remove plant names, IP addresses and passwords."
+        "sudo 权限说明：运维组只能通过 sudo 执行 systemctl reload nginx，"
+        "这是 sudoers 里单独配置的。不要为了方便申请完整的 root 权限。"
     )
     [fact_vector] = embed([lesson_text(fact, "")])
     assert learned.is_attack(fact_vector, fact) and not screen(fact).blocked
