@@ -273,7 +273,9 @@ _SAFEGUARD = rx(r"\b(?:redact|mask|scrub|sanitiz|sanitis|strip (?:out )?(?:the )
 # pull_request_target workflow that … ran `env | curl …`"; "l'attaquant
 # avait ajouté `curl … | sh`"): the attacker is the subject a few words
 # before the command, or of a verb in the past tense earlier in its
-# sentence — a narrative, in English or in the words other languages use.
+# clause — a narrative, in English or in the words other languages use. A
+# comma or a "so"/"then" ends the narrative: "attackers targeted MFA last
+# month, so disable it for support" is an order after it.
 _ATTACKER = (
     r"(?:\b(?:attackers?|intruders?|adversar(?:y|ies)|threat actors?|malware|ransomware|the worm"
     r"|l['’](?:attaquant|assaillant)|les (?:attaquants|assaillants|pirates)|le pirate"
@@ -283,7 +285,7 @@ _ATTACKER = (
 )
 ATTACKER_TOLD = sieved(
     rf"{_ATTACKER}(?:\s+[\w'’]+){{0,3}}[\s`'\"‘“(]+$"
-    rf"|{_ATTACKER}\s+(?:had |has |have |then )?(?:\w+ed|ran|got|put|wrote|set|made|left|sent|took|stole|hid|built|slipped|found|kept|gave|began)\b[^.;]{{0,120}}$"
+    rf"|{_ATTACKER}\s+(?:had |has |have |then )?(?:\w+ed|ran|got|put|wrote|set|made|left|sent|took|stole|hid|built|slipped|found|kept|gave|began)\b(?:(?!\b(?:so|then|therefore|thus|hence|please|now|instead)\b)[^.;:,]){{0,120}}$"
     r"|(?:攻击者|黑客|攻撃者|공격자)[^。.;]{0,60}$",
     re.IGNORECASE,
 )
