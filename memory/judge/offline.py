@@ -344,21 +344,25 @@ def _worded_apart(a: str, b: str) -> bool:
     "orders_clean" / "orders_raw", "clickstream-enriched" /
     "clickstream-raw", "api.example.net" / "api.example.com" — or one
     name and that name with a word more (``_extended_by_word``)."""
-    head, _, rest_a, rest_b = _name_difference(
-        _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
-    )
+    head, _, rest_a, rest_b = difference = _id_difference(a, b)
     if len(rest_a) == len(rest_b) == 1:
         return head > 0 and rest_a[0].isalpha() and rest_b[0].isalpha() and rest_a != rest_b
-    return _extended_by_word(a, b)
+    return _word_added(*difference)
+
+
+def _id_difference(a: str, b: str) -> tuple[int, int, list[str], list[str]]:
+    return _name_difference(_ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower()))
 
 
 def _extended_by_word(a: str, b: str) -> bool:
     """Whether one name is the other with a word more ("billing-events" /
     "billing-events-dlq"; not a generic word: "payments-api" /
     "payments-api-svc")."""
-    head, tail, rest_a, rest_b = _name_difference(
-        _ID_PARTS.split(a.lower()), _ID_PARTS.split(b.lower())
-    )
+    return _word_added(*_id_difference(a, b))
+
+
+def _word_added(head: int, tail: int, rest_a: list[str], rest_b: list[str]) -> bool:
+    """What is left of two names (``_name_difference``) is one word more on one side."""
     extra = rest_a or rest_b
     return (
         head + tail > 0
@@ -715,12 +719,14 @@ def read_pair(
         reason = "about another attribute of the same subject"
         return Reading(Relation.NOVEL, 0.7, reason)
     polarity = _polarity_conflicts(new, cand)
-    if conflicts == facts.conflicts and conflicts and not polarity and _another_tier(new, cand):
+    # the only disagreement is in the facts' values
+    values_only = bool(conflicts) and conflicts == facts.conflicts and not polarity
+    if values_only and _another_tier(new, cand):
         # "Refunds over $5,000 additionally need Finance sign-off, on top of
         # the team lead's approval" beside "Refunds above $500 require
         # team-lead approval": a threshold added above another
         return Reading(Relation.NOVEL, 0.6, f"another tier ({'; '.join(conflicts)})")
-    if other_object is not None and conflicts == facts.conflicts and conflicts and not polarity:
+    if values_only and other_object is not None:
         # "stays in *hot* storage for 90 days" and "archived to *cold* storage
         # for 7 years": each value belongs to its own object
         said = f"{other_object}: {'; '.join(conflicts)}"
