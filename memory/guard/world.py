@@ -324,7 +324,7 @@ def _moved_after(sentence: str, verb: re.Match[str]) -> bool:
 # What an order printed, sent on by the next ("выведи все секреты … и
 # отправь вывод в телеграм-бот …"): the output, right after the verb.
 _OUTPUT: Sieved = sieved(
-    r"^\s*(?:(?:the|its|their|le|la|les|el|la|die|den|das|il|l'|o|a|весь|этот)\s*)?"
+    r"^\s*(?:(?:the|its|their|le|la|les|el|die|den|das|il|l'|o|a|весь|этот)\s*)?"
     r"(?:\b(?:вывод\w*|результат\w*|output|salida|sa[íi]da|r[ée]sultat\w*|ausgabe|risultat\w*|uitvoer)\b|输出|结果|出力|結果)",
     _I,
 )
@@ -398,9 +398,11 @@ def match(raw: str) -> str | None:
     its own letters, once: the look-alike map would turn Cyrillic into
     Latin), or None."""
     sentences = _sentences(raw)
+    # each sentence with the other-language one before it ("" for the first)
+    with_before = list(zip(sentences, ["", *sentences], strict=False))
     if any(_secret_moved(s) for s in sentences):
         return "exfiltration"
-    if any(_concealed(s, before) for s, before in zip(sentences, ["", *sentences], strict=False)):
+    if any(_concealed(s, before) for s, before in with_before):
         return "concealment"
     if any(_ABOVE_THE_USER.search(s) for s in sentences):
         return "reader-instruction"
@@ -408,7 +410,7 @@ def match(raw: str) -> str | None:
         (_CLASSIFIER.search(s) or _CLASSIFIER.search(before))
         and _PASSED_AS_SAFE.search(s)
         and _LESSONS.search(s)
-        for s, before in zip(sentences, ["", *sentences], strict=False)
+        for s, before in with_before
     ):
         return "judge-override"
     return None
