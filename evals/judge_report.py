@@ -266,9 +266,14 @@ def compute_similarities(
 @functools.cache
 def _encoded(encoder: Encoder, texts: tuple[str, ...]) -> Any:
     """Computed once per process: both tiers of ``manage.py evals`` (and a
-    fit that scores as it goes) embed the same golden texts with the same
-    model."""
+    fit that scores as it goes) embed the same texts with the same model."""
     return encoder.encode(list(texts), normalize_embeddings=True)
+
+
+def embedded(texts: Sequence[str]) -> Any:
+    """``texts`` embedded as the learn pipeline does, once per process: the
+    evaluations' one cache of vectors (the golden set's, the red team's)."""
+    return _encoded(load_encoder(), tuple(texts))
 
 
 def case_candidates(

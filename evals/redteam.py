@@ -11,7 +11,6 @@ screen was tuned on it (see the README for those first scores).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from collections import defaultdict
@@ -63,19 +62,13 @@ def load_cases(path: Path = REDTEAM_PATH) -> list[dict[str, Any]]:
 
 
 def embed_cases(cases: list[dict[str, Any]]) -> list[Any]:
-    """Each case's lesson embedding, as the learn pipeline computes it."""
+    """Each case's lesson embedding, as the learn pipeline computes it, once
+    per process: both tiers (and the fit) embed the same texts
+    (``judge_report.embedded``)."""
+    from evals.judge_report import embedded
     from memory.embeddings import lesson_text
 
-    return list(_embedded(tuple(lesson_text(c["content"], "") for c in cases)))
-
-
-@functools.cache
-def _embedded(texts: tuple[str, ...]) -> tuple[Any, ...]:
-    """Computed once per process: both tiers (and the fit) embed the same
-    560 texts with the same model."""
-    from memory.embeddings import embed
-
-    return tuple(embed(texts))
+    return list(embedded([lesson_text(c["content"], "") for c in cases]))
 
 
 def evaluate(
