@@ -110,9 +110,25 @@ def test_each_pair_is_read_on_its_own(reader_on, monkeypatch):
     monkeypatch.setattr(provider, "encode", counted)
     candidates = [A, B, _candidate("Deploys are frozen on Fridays.", 0.5)]
     read = reader.probabilities("Staging deploys need one approval.", "", candidates)
-    assert read is not None and sizes == [1, 1, 1]
-    assert np.allclose(read[0], alone[0])
+    # three pairs, and the one the reader finds related read the other way round
+    assert alone[0][1] >= reader.AGAIN_FROM
+    assert read is not None and sizes == [1, 1, 1, 1]
     assert all(abs(float(p.sum()) - 1.0) < 1e-9 and p.shape == (3,) for p in read)
+
+
+def test_a_pair_read_as_related_is_the_mean_of_its_two_orders(reader_on):
+    new = ("Staging deploys need one approval.", "")
+    forward, backward, unrelated = reader.MODEL.class_probabilities([
+        reader.pair(*new, A.content, A.situation),
+        reader.pair(A.content, A.situation, *new),
+        reader.pair(*new, "Deploys are frozen on Fridays.", ""),
+    ])  # fmt: skip
+    assert max(forward[1:]) >= reader.AGAIN_FROM > max(unrelated[1:])
+    assert not np.allclose(forward, backward)  # the orders do read differently
+    both = reader.probabilities(*new, [A, _candidate("Deploys are frozen on Fridays.", 0.5)])
+    assert both is not None
+    assert np.allclose(both[0], (forward + backward) / 2)
+    assert np.allclose(both[1], unrelated)  # read once: nothing to confirm
 
 
 def test_a_reader_of_one_output_is_not_read_as_several_classes(reader_on):
