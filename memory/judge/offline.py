@@ -319,8 +319,20 @@ def _identifiers_apart(new: Statement, cand: Statement) -> str | None:
     joined_n, joined_c = _joined_names(new), _joined_names(cand)
     for e_n in sorted(joined_n - joined_c):
         for e_c in sorted(joined_c - joined_n):
-            if _extended_by_word(e_n, e_c):
+            if _extended_by_word(e_n, e_c) or _numbered_apart(e_n, e_c):
                 return f"{e_n} vs {e_c}"
+    return _regions_apart(new, cand)
+
+
+def _regions_apart(new: Statement, cand: Statement) -> str | None:
+    """Each lesson's subject is qualified by a cloud region the other's is
+    not ("the egress proxy in *eu-central-1*" and "… in *eu-west-1*"): two
+    things. A region stated after the verb is a value ("the primary runs
+    in eu-west-1"): two of those are a change, and still read."""
+    regions_n = sorted(e for e in new.subject_entities if _REGION.fullmatch(e))
+    regions_c = sorted(e for e in cand.subject_entities if _REGION.fullmatch(e))
+    if regions_n and regions_c and set(regions_n).isdisjoint(regions_c):
+        return f"{new.say(regions_n[0])} vs {cand.say(regions_c[0])}"
     return None
 
 

@@ -35,6 +35,11 @@ WEIGHT_LIGHT = 0.3
 
 # Words whose polarity is noise when they open an imperative ("Pass --x").
 _IMPERATIVE_NO_POLARITY: frozenset[str] = frozenset({"pass", "work", "break", "block"})
+# "merging stays blocked *until* a platform engineer approves", "not
+# allowed *unless* …": a permission withheld until a condition is that
+# condition required, not a prohibition ("requires an approval before any
+# PR can merge" says the same); its sign is not read.
+_CONDITIONS = frozenset({"until", "unless", "till"})
 
 
 @dataclass(frozen=True)
@@ -291,8 +296,15 @@ def analyse(text: str) -> Statement:
         st.content[lem] = max(st.content.get(lem, 0.0), weight)
         st.surface.setdefault(lem, tok.raw)
         sign = (polarity[1] if polarity else 1) * negations[i]
-        st.signs.setdefault(lem, set()).add(sign)
-        st.sentence_signs[sentence].setdefault(lem, set()).add(sign)
+        if not (
+            polarity is not None
+            and polarity[0] == "allow"
+            and sign < 0
+            and i + 1 < len(tokens)
+            and tokens[i + 1].raw.lower() in _CONDITIONS
+        ):
+            st.signs.setdefault(lem, set()).add(sign)
+            st.sentence_signs[sentence].setdefault(lem, set()).add(sign)
         if tok.etype == "tech" and lem in lx.DB_ENGINES and "db" not in st.content:
             # "the staging Postgres" is also "the staging database"
             st.content["db"] = WEIGHT_LIGHT

@@ -1057,6 +1057,30 @@ def test_without_negates_what_it_governs() -> None:
     assert verdict is Relation.CONTRADICTS
 
 
+def test_a_permission_withheld_until_a_condition_is_that_condition_required() -> None:
+    # "blocked until someone approves" says what "requires an approval before
+    # any PR can merge" says (blind-47): no polarity to oppose
+    new = (
+        "Review on infra-terraform pull requests is not optional: merging stays blocked "
+        "until someone from the platform team approves."
+    )
+    other = (
+        "The infra-terraform repo requires an approving review from a platform team member "
+        "before any PR can merge."
+    )
+    read = judge(new, cand(other))
+    assert read.relation is not Relation.CONTRADICTS and "blocked" not in read.rationale
+    assert "allow" not in analyse(new).signs
+    # a prohibition without a condition still opposes a permission
+    assert (
+        relation(
+            "Merging to infra-terraform main is blocked for everyone.",
+            "Anyone can merge to infra-terraform main.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
 def test_two_candidates_that_fit_about_as_well_make_no_destructive_verdict() -> None:
     # When unsure which stored lesson a contradiction is about, insert as novel.
     verdict = judge(

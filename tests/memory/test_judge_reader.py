@@ -235,6 +235,17 @@ def test_lessons_about_identifiers_told_apart_by_a_word_are_not_read(reader_on):
     region = "The EU customer database primary runs in eu-central-1."
     moved = _candidate("The primary for the EU customer database is in eu-west-1.", 0.9)
     assert sorted(reader.read(region, "", [moved]) or {}) == [0]
+    # but a region that qualifies each subject names two things (blind-45,
+    # blind-47: "the egress proxy in eu-central-1" and "… in eu-west-1")
+    proxy = "The shared egress proxy in eu-central-1 only lets ports 80 and 443 out."
+    west = _candidate("The egress proxy in eu-west-1 allows ports 80, 443 and 22.", 0.9)
+    central = _candidate("The egress proxy in eu-central-1 allows ports 80, 443 and 22.", 0.9)
+    assert sorted(reader.read(proxy, "", [west, central]) or {}) == [1]
+    # and joined names told apart by a letter (payments-a / payments-b)
+    sidecar = "For payments-b, mTLS between the sidecar and the app is optional."
+    a = _candidate("payments-a accepts plain HTTP between the sidecar and the app.", 0.9)
+    b = _candidate("The payments-b app rejects sidecar connections without mTLS.", 0.85)
+    assert sorted(reader.read(sidecar, "", [a, b]) or {}) == [1]
 
 
 def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
