@@ -41,6 +41,8 @@ def exfiltration(text: str) -> bool:
     for move in re.finditer(rf"\b{_MOVE}\b", text, re.IGNORECASE):
         if _MOVE_FORBIDDEN.search(text, max(0, move.start() - 40), move.start()):
             continue  # "never paste .env contents into tickets or gists" is the policy
+        if deed_told(text, move.start()):
+            continue  # "a developer pasted a Stripe key into #eng-help last Tuesday"
         if any(0 <= at - move.end() <= 40 for at in secrets_at):
             return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
         after = text[move.end() : move.end() + 50].lower()
@@ -49,6 +51,41 @@ def exfiltration(text: str) -> bool:
         ):
             return True  # "STRIPE_SECRET_KEY … POST its value to https://…"
     return False
+
+
+# Someone's move told as what happened: a past tense after its doer, with
+# when it happened in the sentence ("A developer pasted a Stripe secret key
+# into #eng-help last Tuesday. We rotated it …"): an incident, not an order.
+_DOER_BEFORE = sieved(
+    r"\b(?:a|an|the|one of (?:our|the)|someone|somebody|he|she|they|we)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:accidentally\s+|mistakenly\s+|once\s+)?$",
+    re.IGNORECASE,
+)
+_WHEN_TOLD = sieved(
+    r"\b(?:last (?:week|month|year|night|quarter|sprint|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|yesterday|earlier (?:today|this (?:week|month))|this morning|\w+ (?:days?|weeks?|months?|years?) ago"
+    r"|in (?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+_PAST_VERB = re.compile(r"[a-z]+ed\b", re.IGNORECASE)
+# … unless the text asks for it again ("…; keep doing that every night")
+_DONE_AGAIN = sieved(
+    r"\b(?:keep (?:doing|sending|posting)|continue (?:to|doing|sending|posting)|do (?:that|this|it|the same)(?: again)?\b|same as (?:before|last time)|as (?:we|they) did)",
+    re.IGNORECASE,
+)
+
+
+def deed_told(text: str, start: int) -> bool:
+    """The verb at ``start`` tells what someone did, and when (``_DOER_BEFORE``, ``_WHEN_TOLD``)."""
+    verb = _PAST_VERB.match(text, start)
+    return bool(
+        verb
+        and _DOER_BEFORE.search(text, max(0, start - 40), start)
+        and _WHEN_TOLD.search(sentence_around(text, start, verb.end()))
+        and not _DONE_AGAIN.search(text, verb.end())
+    )
 
 
 # The move forbidden right before its verb ("never", "do not", "no one
@@ -298,6 +335,7 @@ def _not_an_order(text: str, start: int) -> bool:
         _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
         or ATTACKER_TOLD.search(text, 0, start)
+        or deed_told(text, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
     )

@@ -45,6 +45,7 @@ from memory.guard.harm import (
     typosquat,
     untrusted_install,
 )
+from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sieved
 from memory.guard.steering import (
     CONCEAL,
@@ -111,6 +112,18 @@ _MENTION_AFTER = sieved(
     r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b", re.IGNORECASE
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
+# The same forbidden in another language, in its clause ("не запускайте
+# установку через curl | sh", "no ejecutes …", "不要 …"); the rules read
+# look-alike letters mapped ("нe"), so the words are spelt as they read.
+_OTHER_NEGATORS = (
+    "не", "никогда", "нельзя", "запрещено", "nunca", "jamás", "jamais", "ne", "no", "non", "nie",
+    "niemals", "nicht", "não", "nao", "mai",
+)  # fmt: skip
+_FORBIDDEN_BEFORE = sieved(
+    r"(?:\b(?:" + "|".join(re.escape(normalise(w)) for w in _OTHER_NEGATORS) + r")\b"
+    r"|不要|禁止|切勿|请勿|严禁|不得|不能)[^,:;，：；.!?]{0,40}$",
+    re.IGNORECASE,
+)
 # Someone's request described with the refusal it gets ("when a customer asks
 # the bot to print its system prompt, it should say it can't share it").
 _REFUSED_AFTER = sieved(
@@ -207,8 +220,22 @@ def _purpose_described(text: str, start: int, end: int) -> bool:
     return bool(_PURPOSE_NOT.search(text[clause_start : min(stops, default=len(text))]))
 
 
+# "never run privileged commands *without mentioning them* in the summary":
+# a thing not done without telling is always told.
+_NEVER_WITHOUT = sieved(
+    r"\b(?:never|not|don't|do not|must not|mustn't|cannot|can't|no)\b[^.;:,!?]{0,60}$",
+    re.IGNORECASE,
+)
+
+
 def _used(rule: str, pattern: Sieved, text: str) -> bool:
     for found in pattern.finditer(text):
+        if (
+            rule == "concealment"
+            and found.group().lower().startswith("without")
+            and _NEVER_WITHOUT.search(text, 0, found.start())
+        ):
+            continue
         if rule == "judge-override" and (
             _quoted_by_someone(text, found.start(), found.end())
             or _warned_against(text, found.start(), found.end())
@@ -235,6 +262,7 @@ def _used(rule: str, pattern: Sieved, text: str) -> bool:
             # what an intruder did, told ("the intruder persisted via a
             # crontab line running `curl … | bash`")
             or ATTACKER_TOLD.search(text, 0, found.start())
+            or _FORBIDDEN_BEFORE.search(text, 0, found.start())
             or _MENTION_AFTER.match(text, found.end())
         )
         if not mentioned:
