@@ -40,6 +40,11 @@ _IMPERATIVE_NO_POLARITY: frozenset[str] = frozenset({"pass", "work", "break", "b
 # condition required, not a prohibition ("requires an approval before any
 # PR can merge" says the same); its sign is not read.
 _CONDITIONS = frozenset({"until", "unless", "till"})
+# Words of polarity that also name things, before a noun after a determiner.
+_NOUN_USE = frozenset({"support"})
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "our", "their", "its", "your", "each"}
+)
 
 
 @dataclass(frozen=True)
@@ -260,6 +265,16 @@ def analyse(text: str) -> Statement:
     Pure; cached because candidates recur."""
     text = undated(text)
     tokens = tokenize(text)
+    for left, tok, right in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if (
+            tok.polarity is not None
+            and tok.raw.lower() in _NOUN_USE
+            and left.raw.lower() in _DETERMINERS
+            and _is_content(right)
+            and right.polarity is None
+            and not (right.verb or right.aux or is_verb(right.lemma))
+        ):  # "the *support* portal" names a portal; it supports nothing
+            tok.polarity = None
     facts, used = extract_facts(tokens)
     negations = _negation_signs(tokens)
     region, imperative, has_verb = _subject_region(tokens)

@@ -1081,6 +1081,25 @@ def test_a_permission_withheld_until_a_condition_is_that_condition_required() ->
     )
 
 
+def test_a_polarity_word_naming_a_thing_is_no_polarity() -> None:
+    # "the support portal" names a portal: "support" there supports nothing,
+    # and the docs portal is another portal (blind-47)
+    def polarity(text: str, word: str) -> object:
+        return next(t.polarity for t in analyse(text).tokens if t.raw == word)
+
+    assert polarity("The support portal accepts uploads up to 25 MB.", "support") is None
+    assert polarity("The portal does not support uploads over 25 MB.", "support") is not None
+    verdict = judge(
+        "The docs portal accepts uploads up to 25 megabytes.",
+        cand(
+            "The support portal accepts uploads up to 25 MB.",
+            situation="attaching files in the support portal",
+        ),
+        situation="uploading a large file to the docs portal",
+    )
+    assert verdict.relation is Relation.NOVEL
+
+
 def test_two_candidates_that_fit_about_as_well_make_no_destructive_verdict() -> None:
     # When unsure which stored lesson a contradiction is about, insert as novel.
     verdict = judge(
