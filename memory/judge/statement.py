@@ -265,16 +265,16 @@ def analyse(text: str) -> Statement:
     Pure; cached because candidates recur."""
     text = undated(text)
     tokens = tokenize(text)
-    for left, tok, right in zip(tokens, tokens[1:], tokens[2:], strict=False):
+    for det, word, noun in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if (
-            tok.polarity is not None
-            and tok.raw.lower() in _NOUN_USE
-            and left.raw.lower() in _DETERMINERS
-            and _is_content(right)
-            and right.polarity is None
-            and not (right.verb or right.aux or is_verb(right.lemma))
+            word.polarity is not None
+            and word.raw.lower() in _NOUN_USE
+            and det.raw.lower() in _DETERMINERS
+            and _is_content(noun)
+            and noun.polarity is None
+            and not (noun.verb or noun.aux or is_verb(noun.lemma))
         ):  # "the *support* portal" names a portal; it supports nothing
-            tok.polarity = None
+            word.polarity = None
     facts, used = extract_facts(tokens)
     negations = _negation_signs(tokens)
     region, imperative, has_verb = _subject_region(tokens)
