@@ -57,14 +57,14 @@ def exfiltration(text: str) -> bool:
 # when it happened in the sentence ("A developer pasted a Stripe secret key
 # into #eng-help last Tuesday. We rotated it …"): an incident, not an order.
 _DOER_BEFORE = sieved(
-    r"\b(?:a|an|the|one of (?:our|the)|someone|somebody|he|she|they|we)\s+(?:[\w-]+\s+){0,2}"
+    r"\b(?:a|an|the|one of (?:our|the)|someone|somebody|he|she|they|we)\s+(?:[\w-]+\s+){0,3}"
     r"(?:accidentally\s+|mistakenly\s+|once\s+)?$",
     re.IGNORECASE,
 )
 _WHEN_TOLD = sieved(
     r"\b(?:last (?:week|month|year|night|quarter|sprint|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|yesterday|earlier (?:today|this (?:week|month))|this morning|\w+ (?:days?|weeks?|months?|years?) ago"
-    r"|in (?:19|20)\d\d)\b",
+    r"|in (?:19|20)\d\d|post-?mortem|incident (?:report|review)|root cause)\b",
     re.IGNORECASE,
 )
 
@@ -1060,7 +1060,7 @@ def secret_in_url(text: str) -> bool:
 _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
+_SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
 _OUTSIDE = r"(?:https?://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?)"
 _ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"

@@ -109,7 +109,11 @@ _MENTION_BEFORE = sieved(
 )
 # After one: the command names a kind of thing ("curl | bash style installers").
 _MENTION_AFTER = sieved(
-    r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b", re.IGNORECASE
+    r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b"
+    # forbidden after it, as Korean and Japanese put it ("curl | bash 방식의
+    # 설치 스크립트를 쓰지 않는다", "… は実行しないでください")
+    r"|[^.。!?\n]{0,40}?(?:지 않는다|지 않습니다|지 마세요|지 말 것|지 말아야|금지|しないで|しない|してはいけない|禁止)",
+    re.IGNORECASE,
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 # The same forbidden in another language, in its clause ("не запускайте
