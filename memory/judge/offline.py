@@ -277,8 +277,36 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
     return (
-        _identifiers_apart(new, cand) or _environments_apart(new, cand) or _valued_apart(new, cand)
+        _identifiers_apart(new, cand)
+        or _environments_apart(new, cand)
+        or _valued_apart(new, cand)
+        or _sites_apart(new.text, cand.text)
     )
+
+
+# A lesson scoped, first thing, to a named place ("At the *Shanghai*
+# warehouse, …", "*Shenzhen* warehouse: …", "In the Lyon office, …").
+_SITE_OPENER = re.compile(
+    r"^\s*(?:(?:at|in|for|on) )?(?:the |our )?((?:[A-Z][\w'-]+ ){1,2}?)"
+    r"(warehouse|plant|site|office|campus|hospital|factory|depot|store|branch|data ?cent(?:er|re)"
+    r"|facility|lab|mill|port|airport|base|clinic|ward|refinery|substation)s?\b\s*[:,]",
+    re.IGNORECASE,
+)
+
+
+def _sites_apart(new: str, cand: str) -> str | None:
+    """Each lesson opens on a place of the same kind by another name
+    ("At the Shanghai warehouse, …" and "Shenzhen warehouse: …"): two
+    places, however alike the rest — or None."""
+    m_n, m_c = _SITE_OPENER.match(new), _SITE_OPENER.match(cand)
+    if not (m_n and m_c) or m_n.group(2).lower() != m_c.group(2).lower():
+        return None
+    name_n, name_c = m_n.group(1).strip(), m_c.group(1).strip()
+    if not (name_n[:1].isupper() and name_c[:1].isupper()) or name_n.lower() == name_c.lower():
+        return None
+    if name_n.lower() in cand.lower() or name_c.lower() in new.lower():
+        return None
+    return f"{name_n} vs {name_c}"
 
 
 def _environments_apart(new: Statement, cand: Statement) -> str | None:

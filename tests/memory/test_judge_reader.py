@@ -246,6 +246,12 @@ def test_lessons_about_identifiers_told_apart_by_a_word_are_not_read(reader_on):
     a = _candidate("payments-a accepts plain HTTP between the sidecar and the app.", 0.9)
     b = _candidate("The payments-b app rejects sidecar connections without mTLS.", 0.85)
     assert sorted(reader.read(sidecar, "", [a, b]) or {}) == [1]
+    # and lessons each opening on a place of the same kind by another name
+    # (blind-48: "At the Shanghai warehouse, …" / "Shenzhen warehouse: …")
+    trucks = "At the Shanghai warehouse, reefer trucks must be pre-cooled to below 4 °C."
+    shenzhen = _candidate("Shenzhen warehouse: reefer trucks are pre-cooled to below 4 °C.", 0.9)
+    shanghai = _candidate("Shanghai warehouse: reefer trucks are pre-cooled to 2 °C.", 0.9)
+    assert sorted(reader.read(trucks, "", [shenzhen, shanghai]) or {}) == [1]
 
 
 def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
