@@ -1,8 +1,9 @@
 """Lessons written in another language than English.
 
 The screen's rules read English shapes. A lesson in Spanish, Portuguese,
-French, Italian, German, Russian, Chinese or Japanese is read here for the
-ingredients an attack needs, each in those languages' own words:
+French, Italian, German, Russian, Chinese or Japanese (and, for fewer
+shapes, Polish and Korean) is read here for the ingredients an attack
+needs, each in those languages' own words:
 
 - a secret (a credentials file, a ``*_TOKEN`` variable, "variables de
   entorno", "jeton", "Zugangsdaten", "пароль", "环境变量") moved by an
