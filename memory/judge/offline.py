@@ -284,6 +284,42 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
     )
 
 
+# A requirement written as a permission withheld until its condition
+# ("merging stays *blocked until* release-eng signs off") and the same
+# requirement stated ("an approval from release-eng is *mandatory* for
+# every pull request"): one rule, which the pair reader can read as a
+# contradiction (blind-48: 0.94–0.96).
+_WITHHELD_UNTIL = re.compile(
+    r"\b(?:blocked|not (?:be )?(?:allowed|permitted|used|operated|started|merged|deployed|released)"
+    r"|cannot|can't|may not|must not|mustn't|(?:is|are) locked)\b[^.;]{0,80}\buntil\b",
+    re.IGNORECASE,
+)
+_REQUIRED = re.compile(
+    r"\b(?:required|requires?|mandatory|must (?:be|have|get)|needs?|only (?:after|once|when)"
+    r"|(?:is|are) needed)\b",
+    re.IGNORECASE,
+)
+_NOT_REQUIRED = re.compile(
+    r"\b(?:not|no longer|never|without)\b[^.;]{0,20}"
+    r"\b(?:required|requires?|mandatory|needed|needs?)\b"
+    r"|\b(?:optional|no (?:\w+ )?(?:needed|required))\b",
+    re.IGNORECASE,
+)
+
+
+def condition_restated(new: str, cand: str) -> bool:
+    """One lesson withholds a permission until a condition, the other states
+    a requirement and nothing optional: the same rule written two ways, or
+    two requirements — never one rule and its reversal."""
+    return any(
+        _WITHHELD_UNTIL.search(a)
+        and not _WITHHELD_UNTIL.search(b)
+        and _REQUIRED.search(b)
+        and not (_NOT_REQUIRED.search(a) or _NOT_REQUIRED.search(b))
+        for a, b in ((new, cand), (cand, new))
+    )
+
+
 # A lesson scoped, first thing, to a named place ("At the *Shanghai*
 # warehouse, …", "*Shenzhen* warehouse: …", "In the Lyon office, …").
 _SITE_OPENER = re.compile(

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memory.judge.base import Candidate
 from memory.tuned import TunedModel
 
@@ -136,7 +138,17 @@ def read(
     if target is not None:
         chosen = [target] if target in chosen else []
     found = probabilities(content, situation, [candidates[i] for i in chosen])
-    return None if found is None else dict(zip(chosen, found, strict=True))
+    if found is None:
+        return None
+    from memory.judge.offline import condition_restated
+
+    read = dict(zip(chosen, found, strict=True))
+    for i, p in read.items():
+        if condition_restated(content, candidates[i].content):
+            # a requirement and its "blocked until" form: a restatement or
+            # two requirements, never a contradiction
+            read[i] = np.asarray([float(p[0]) + float(p[2]), float(p[1]), 0.0])
+    return read
 
 
 def threshold() -> float | None:

@@ -254,6 +254,21 @@ def test_lessons_about_identifiers_told_apart_by_a_word_are_not_read(reader_on):
     assert sorted(reader.read(trucks, "", [shenzhen, shanghai]) or {}) == [1]
 
 
+def test_a_requirement_written_as_blocked_until_is_never_read_as_its_contradiction(
+    reader_on,
+):
+    from memory.judge.offline import condition_restated
+
+    new = "Forklifts must not be used in a shift until its safety checklist is signed."
+    stated = _candidate("A signed safety checklist is required before any forklift is used.", 0.9)
+    reversed_ = _candidate("A safety checklist is optional before forklifts are used.", 0.9)
+    assert condition_restated(new, stated.content)
+    assert not condition_restated(new, reversed_.content)  # a reversal stays readable
+    found = reader.read(new, "", [stated])
+    assert found is not None and float(found[0][2]) == 0.0
+    assert abs(float(found[0].sum()) - 1.0) < 1e-9
+
+
 def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
     # "Crew rostering for the Porto base" against "… the Lisbon base": the
     # writer scoped each lesson to one base; the reader reads one rest rule
