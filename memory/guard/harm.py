@@ -67,8 +67,6 @@ _WHEN_TOLD = sieved(
     r"|in (?:19|20)\d\d|post-?mortem|incident (?:report|review)|root cause)\b",
     re.IGNORECASE,
 )
-
-
 _PAST_VERB = re.compile(r"[a-z]+ed\b", re.IGNORECASE)
 # … unless the text asks for it again ("…; keep doing that every night")
 _DONE_AGAIN = sieved(

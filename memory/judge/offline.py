@@ -280,7 +280,7 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
         _identifiers_apart(new, cand)
         or _environments_apart(new, cand)
         or _valued_apart(new, cand)
-        or _sites_apart(new.text, cand.text)
+        or _sites_apart(new, cand)
     )
 
 
@@ -330,17 +330,17 @@ _SITE_OPENER = re.compile(
 )
 
 
-def _sites_apart(new: str, cand: str) -> str | None:
+def _sites_apart(new: Statement, cand: Statement) -> str | None:
     """Each lesson opens on a place of the same kind by another name
     ("At the Shanghai warehouse, …" and "Shenzhen warehouse: …"): two
     places, however alike the rest — or None."""
-    m_n, m_c = _SITE_OPENER.match(new), _SITE_OPENER.match(cand)
+    m_n, m_c = _SITE_OPENER.match(new.text), _SITE_OPENER.match(cand.text)
     if not (m_n and m_c) or m_n.group(2).lower() != m_c.group(2).lower():
         return None
     name_n, name_c = m_n.group(1).strip(), m_c.group(1).strip()
     if not (name_n[:1].isupper() and name_c[:1].isupper()) or name_n.lower() == name_c.lower():
         return None
-    if name_n.lower() in cand.lower() or name_c.lower() in new.lower():
+    if name_n.lower() in cand.text.lower() or name_c.lower() in new.text.lower():
         return None
     return f"{name_n} vs {name_c}"
 

@@ -119,10 +119,12 @@ def read(
     however alike the rest, and the reader, which reads them as one, is
     not asked), or None where it is off (with nothing to read: ``{}``).
     Given the ``target`` of a destructive verdict, only that candidate is
-    read, if it is among them: the reader can then only withdraw it."""
+    read, if it is among them: the reader can then only withdraw it. A
+    requirement and its "blocked until" form (``condition_restated``) are
+    never read as a contradiction: that reading counts as neither."""
     from itertools import islice
 
-    from memory.judge.offline import named_apart, scope_swapped
+    from memory.judge.offline import condition_restated, named_apart, scope_swapped
     from memory.judge.statement import analyse
 
     nearest = sorted(range(len(candidates)), key=lambda i: (-candidates[i].similarity, i))
@@ -140,8 +142,6 @@ def read(
     found = probabilities(content, situation, [candidates[i] for i in chosen])
     if found is None:
         return None
-    from memory.judge.offline import condition_restated
-
     read = dict(zip(chosen, found, strict=True))
     for i, p in read.items():
         if condition_restated(content, candidates[i].content):
