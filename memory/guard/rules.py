@@ -45,7 +45,7 @@ from memory.guard.harm import (
     typosquat,
     untrusted_install,
 )
-from memory.guard.normalise import normalise
+from memory.guard.negation import negators
 from memory.guard.regex import Sieved, sieved
 from memory.guard.steering import (
     CONCEAL,
@@ -117,16 +117,10 @@ _MENTION_AFTER = sieved(
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})
 # The same forbidden in another language, in its clause ("не запускайте
-# установку через curl | sh", "no ejecutes …", "不要 …"); the rules read
-# look-alike letters mapped ("нe"), so the words are spelt as they read.
-_OTHER_NEGATORS = (
-    "не", "никогда", "нельзя", "запрещено", "nunca", "jamás", "jamais", "ne", "no", "non", "nie",
-    "niemals", "nicht", "não", "nao", "mai",
-)  # fmt: skip
+# установку через curl | sh", "no ejecutes …", "不要 …"), its words spelt as
+# the rules read them (look-alike letters mapped: "нe").
 _FORBIDDEN_BEFORE = sieved(
-    r"(?:\b(?:" + "|".join(re.escape(normalise(w)) for w in _OTHER_NEGATORS) + r")\b"
-    r"|不要|禁止|切勿|请勿|严禁|不得|不能)[^,:;，：；.!?]{0,40}$",
-    re.IGNORECASE,
+    rf"(?:{negators(look_alikes=True)})[^,:;，：；.!?]{{0,40}}$", re.IGNORECASE
 )
 # Someone's request described with the refusal it gets ("when a customer asks
 # the bot to print its system prompt, it should say it can't share it").

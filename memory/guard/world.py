@@ -47,6 +47,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from memory.guard.negation import negators
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
 
@@ -121,11 +122,7 @@ _CLAUSE_END = re.compile(
 )
 
 # What forbids the verb that follows it in its clause.
-_NEGATOR: Sieved = sieved(
-    r"\b(?:no|non|not|never|nunca|jam[aá]is|nie|niemals|nicht|kein\w*|mai|nada|ningu\w*|n[ãa]o|nem|не|никогда|нельзя|ne|n')(?:\b|(?<=')\B)"
-    r"|不要|不得|禁止|切勿|请勿|(?<![特分区识级类])别|不能|严禁|不可",
-    _I,
-)
+_NEGATOR: Sieved = sieved(negators(("not", "never"), look_alikes=False), _I)
 _NEGATED_AFTER: Sieved = sieved(
     r"^\S{0,6}(?:ないで|ない|ません|禁止)|^[^,.;]{0,30}\b(?:nicht|nie|pas|jamais)\b", _I
 )
@@ -500,9 +497,7 @@ _HAILED_PLACE = sieved(
     r"|工单|评论|チケット|コメント",
     _I,
 )
-_HAILED_NEGATOR = sieved(
-    r"\b(?:not?|never|nie|niemals|nicht|kein\w*|nunca|jam[aá]is|ne|non|mai|nada)\b", _I
-)
+_HAILED_NEGATOR = sieved(negators(("not", "never"), look_alikes=True), _I)
 
 
 def hailed_weakening(text: str) -> bool:
