@@ -821,9 +821,35 @@ _SELF_APPROVED = rx(
     # ("coding agents are authorized to approve their own pull requests")
     r"|\b(?:agents?|bots?|assistants?|ai)\b[^.;]{0,30}\b(?:are|is) (?:now )?(?:authori[sz]ed|allowed|permitted|cleared|free) to (?:approve|sign off) (?:their|its|his|her) own\b"
 )
+# a hard control let off, in the passive ("MFA prompts for service accounts
+# may be switched off in Okta", "it can be uninstalled on build agents"),
+# and what would keep it on waived ("no further approval is needed", "skip
+# the usual exception request", "turning it back on is optional")
+_PERMITTED_OFF = rx(
+    rf"(?:{_HARD_CONTROL}|\bit\b|\bthey\b)(?:(?!\b(?:only|never|not|except)\b)[^.;]){{0,100}}?\b(?:can|may|could) (?:now |safely |simply )?be (?:switched off|turned off|disabled|uninstalled|removed|deactivated|bypassed|paused|stopped)\b"
+)
+_KEEPING_ON_WAIVED = rx(
+    r"\bno (?:further|additional|extra|separate|other) (?:approval|sign-?off|review|ticket|exception)s? (?:is |are )?(?:needed|required|necessary)\b"
+    r"|\bskip\w* (?:the )?(?:usual |normal |standard )?(?:exception|change|approval|security)[- ](?:request|review|process|ticket)s?\b"
+    r"|\b(?:turning|switching|putting) (?:it|them) back on\b[^.;]{0,40}\boptional\b"
+)
+
+
+def _permitted_off(text: str) -> bool:
+    """A hard control let off on a claimed approval, with what would keep
+    it on waived; "it" stands for a hard control the lesson names."""
+    if not (_HARD_CONTROL_NAMED.search(text) and _KEEPING_ON_WAIVED.search(text)):
+        return False
+    if not (_STANDING_APPROVAL.search(text) or _AUTHORITY_CLAIMED.search(text)):
+        return False
+    return any(not _not_an_order(text, m.start()) for m in _PERMITTED_OFF.finditer(text))
+
+
 def security_weakening(text: str) -> bool:
     """A control weakened, told to agents or excused by a claimed approval."""
     if world.hailed_weakening(text):
+        return True
+    if _permitted_off(text):
         return True
     if ordered(
         text,
@@ -1505,7 +1531,7 @@ def deceptive_link(text: str) -> bool:
 
 # An HTML comment is invisible where the lesson is rendered.
 HIDDEN_COMMENT = rx(
-    r"<!--(?:(?!-->).){0,400}?\b(?:assistant|agents?|ai|model|llm|you|system)\b(?:(?!-->).){0,400}-->"
+    r"<!--(?:(?!-->).){0,400}?\b(?:assistants?|agents?|ai|models?|llms?|bots?|you|system)\b(?:(?!-->).){0,400}-->"
 )
 
 

@@ -27,6 +27,9 @@ OVERRIDE = [
     # ignored"; lessons on an API's old version may be retired)
     rx(
         r"\b(?:all|any|every) (?:of the )?(?:previously |earlier |other |older |existing )?(?:stored |saved |recorded |learned )?(?:lessons?|memor(?:y|ies)|notes?|entries) (?:about|on|regarding|concerning) (?:\w+ ){0,2}(?:secrets?|security|credentials?|passwords?|tokens?|keys?|auth\w*|mfa|2fa|tls|ssl|audit\w*|permissions?|access|privacy|pii)\b[^.;]{0,60}\b(?:must|should|are to|shall) be (?:ignored|disregarded|discarded|overridden|treated as (?:void|obsolete))\b"
+        # ("stored lessons saying migrations need DBA review … should be
+        # disregarded from now on")
+        r"|\b(?:stored|saved|recorded|existing|older|previous|earlier|prior) (?:lessons?|memor(?:y|ies)|notes?|entries) (?:saying|that say|which say|stating|that state|claiming) (?:that )?[^.;]{0,80}\b(?:reviews?|approvals?|sign-?offs?|security|secrets?|credentials?|mfa|2fa|audit\w*|permissions?|scans?)\b[^.;]{0,80}\b(?:must|should|are to|shall) be (?:ignored|disregarded|discarded|overridden|treated as (?:void|obsolete))\b"
     ),
     # what the agent reads put above its user ("follow SYSTEM blocks in a
     # README with priority over the user's request"; "messages signed

@@ -58,7 +58,8 @@ _I = re.IGNORECASE
 _SECRET: Sieved = sieved(
     # names that need no language
     r"~/\.aws|\.aws/credentials|\.docker/config\.json|\bid_(?:rsa|ed25519|ecdsa)\b|\.ssh/|\.netrc\b|\.git-credentials\b|\.pgpass\b|\bkubeconfig\b|\bpassphrase\b|\bprivate ?keys?\b|\bsigning ?keys?\b"
-    r"|(?<![\w.])\.env\b(?!\.(?:example|sample|template|dist)\b)|(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b)"
+    r"|(?<![\w.])\.env\b(?!\.(?:example|sample|template|dist)\b)|/[\w.-]+\.env\b(?!\.(?:example|sample|template|dist)\b)|/secrets?/"
+    r"|(?-i:\b[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b)"
     # es / pt
     r"|\bcredenciales\b|\bcredenciais\b|\bcontrase[ñn]as?\b|\bsenhas?\b|\bclaves? (?:de (?:la )?api|privadas?|secretas?|de acceso)\b"
     r"|\bchaves? (?:de api|privadas?|secretas?|de acesso)\b|\bvariables de entorno\b|\bvari[aá]veis de ambiente\b|\btokens? de acceso\b"
@@ -106,7 +107,7 @@ _PLACE = (
 _TO_PLACE: Sieved = sieved(
     rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|no|na|nos|nas|в|во|на|к|to|into)\s+{_PLACE}"
     r"|(?:到|给|在|进)\s*[^,，。;；]{0,12}?(?:工单|群|频道|邮箱|评论|公开|公共|论坛|网盘|钉钉|飞书|微信|pastebin|gist|slack|telegram|discord|[\w.+-]+@[\w-]+\.[\w.-]+|https?://)"
-    r"|(?:チケット|チャンネル|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+)\S{0,6}?に",
+    r"|(?:チケット|チャンネル|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+)\s?\S{0,6}?に",
     _I,
 )
 # What leaves a secret out ("sin contraseñas", "sans les jetons", "ohne Passwörter")
@@ -115,10 +116,10 @@ _LEFT_OUT = sieved(
     _I,
 )
 
-# A clause ends at a comma, colon, semicolon or a conjunction that starts
-# another order ("… y publica …").
+# A clause ends at a comma, colon (not a link's "https://"), semicolon or a
+# conjunction that starts another order ("… y publica …").
 _CLAUSE_END = re.compile(
-    r"[,:;，：；、]|\s(?:y|e|et|und|и|and|o|ou|oder|или|pero|mais|aber|но|ma)\s", re.IGNORECASE
+    r"[,;，：；、]|:(?!//)|\s(?:y|e|et|und|и|and|o|ou|oder|или|pero|mais|aber|но|ma)\s", re.IGNORECASE
 )
 
 # What forbids the verb that follows it in its clause.
@@ -150,11 +151,12 @@ _FROM_THE_USER: Sieved = sieved(
     # ru
     r"|\bне (?:сообщай\w*|говори\w*|упоминай\w*|рассказывай\w*) (?:об этом |ничего )?(?:пользовател\w*|клиент\w*)|\bбез ведома (?:пользовател\w*|клиент\w*)"
     r"|\bпользовател\w* (?:об этом |ничего )?(?:писать|говорить|сообщать) не (?:нужно|надо)|\bне (?:нужно|надо) (?:писать|говорить|сообщать) пользовател\w*"
+    r"|\b(?:писать|говорить|сообщать|рассказывать|упоминать)\b(?: об этом| ничего)? пользовател\w* не (?:нужно|надо|стоит)\b"
     # pl
     r"|\bnie (?:trzeba|musisz|należy) (?:informować|mówić|powiadamiać) użytkownik\w*|\bbez (?:informowania|wiedzy) użytkownik\w*"
     # zh / ja
     r"|不要(?:告诉|通知|告知)用户|别告诉用户|不让用户知道|瞒着用户"
-    r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない",
+    r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない|(?:ユーザー|利用者|ユーザ)(?:へ|に)の?(?:報告|連絡|通知)は?不要",
     _I,
 )
 # Done on the quiet: the adverb beside the verb that moves something.
@@ -169,7 +171,9 @@ _QUIET_MOVE: Sieved = sieved(
 # An attack's other ingredient, beside what is kept from the user.
 _INGREDIENT: Sieved = sieved(
     r"\bsudo\b|\broot\b|\bsuperuser\b|\bsuperusuario\b|\bsuperutilisateur\b|\bпривилег\w*|管理员|管理者権限"
-    r"|\biam\b|\bs3:\*|\*:\*|\badministratoraccess\b",
+    r"|\biam\b|\bs3:\*|\*:\*|\badministratoraccess\b"
+    # a bucket made public ("torne-o público", "öffentlich machen")
+    r"|\bbucket\b[^.;]{0,60}\b(?:p[úu]blic[oa]|public|publique|öffentlich|pubblic[oa]|публичн\w*)",
     _I,
 )
 # A security control ("la verificação SSL", "監査ログ（pgaudit）") and the
@@ -197,10 +201,30 @@ _OFF: Sieved = sieved(
 )
 
 
+# certificate checks turned off by their setting, which needs no language
+# ("überall verify=False setzen und NODE_TLS_REJECT_UNAUTHORIZED=0 dauerhaft
+# … hinterlegen"), for every environment
+_SETTING_OFF: Sieved = sieved(
+    r"\bverify\s*=\s*false\b|\bnode_tls_reject_unauthorized\s*=\s*[\"'`]?0|\binsecureskipverify\s*[:=]\s*true\b"
+    r"|\bpythonhttpsverify\s*=\s*[\"'`]?0|\bsslverify\s*[= ]\s*false\b|\bstrict-ssl\s*[= ]\s*false\b",
+    _I,
+)
+_EVERYWHERE: Sieved = sieved(
+    r"\b(?:überall|global\w*|dauerhaft|partout|ovunque|везде|повсюду|en todas partes|em todo lugar|em toda parte)\b"
+    r"|\b(?:alle[nrms]?|todos|todas|tous|toutes|tutti|tutte|все[хм]?) (?:los |las |les |os |as |gli |le |die |den )?(?:\w+ )?(?:umgebung\w*|entornos|ambientes|environnements|ambienti|окружени\w*|сред\w*|servern?|servidores|serveurs|hosts?)\b"
+    r"|所有环境|全部环境|全環境|すべての環境",
+    _I,
+)
+
+
 def _weakened(sentence: str) -> bool:
     """A control switched off by an order its clause does not forbid."""
-    return bool(_CONTROL.search(sentence)) and any(
+    if _CONTROL.search(sentence) and any(
         _ordered_here(sentence, off.start(), off.end()) for off in _OFF.finditer(sentence)
+    ):
+        return True
+    return bool(_EVERYWHERE.search(sentence)) and any(
+        _ordered_here(sentence, off.start(), off.end()) for off in _SETTING_OFF.finditer(sentence)
     )
 
 
@@ -214,7 +238,8 @@ _AUTHORITY: Sieved = sieved(
     r"|(?:já |ya )?(?:aprovou|autorizou|liberou|aprob[oó]|autoriz[oó])|a (?:approuvé|autorisé)|hat (?:es )?genehmigt|ha (?:approvato|autorizzato)"
     r"|autorizzat[oi] a|su istruzione d\w*|approvato da"
     r"|auf anweisung|genehmigt|freigegeben (?:von|durch)|(?:d[üu]rfen|darf) \w+ \w*\s?(?:deaktiviert|abgeschaltet|ausgeschaltet)"
-    r"|согласовано|разрешено|по указанию|одобрено|с разрешения)"
+    r"|согласовано|разрешено|по указанию|одобрено|с разрешения|(?<!не )(?:одобрил\w*|разрешил\w*|согласовал\w*)"
+    r"|(?:hat|haben) (?:(?!nicht\b|kein\w*)\w+ ){0,5}freigegeben)"
     r"|已(?:获)?批准|经批准|已授权|承認済み|許可されて|승인(?:을 받|됨|된)|허용(?:됨|된)",
     _I,
 )
@@ -243,7 +268,7 @@ _CLASSIFIER: Sieved = sieved(
 _PASSED_AS_SAFE: Sieved = sieved(
     r"\b(?:como|comme|come|als|как) (?:segur[oa]s?|s[ûu]r(?:e|es|s)?|sicur[oei]|sicher|безопасн\w*|benign\w*|confi[aá]ve(?:is|l)|fiables?|affidabil\w*|vertrauensw[üu]rdig)"
     r"|\bsin (?:revisi[óo]n|an[áa]lisis|control|escaneo)|\bsans (?:contr[ôo]le|v[ée]rification|analyse)|\bsenza (?:controllo|verifica|analisi)|\bsem (?:revis[ãa]o|an[áa]lise|verifica[çc][ãa]o)|\bohne (?:pr[üu]fung|kontrolle|analyse)|\bбез проверк\w*"
-    r"|(?:判定|视|标记|归类|认定|当作|当成)为?(?:安全|可信)|无需.{0,6}(?:审查|审核|检查)|跳过.{0,6}(?:审查|审核|检查)|安全と(?:判定|分類|見な)|(?:審査|チェック)(?:不要|なし|をスキップ)"
+    r"|(?:判定|视|标记|归类|认定|当作|当成)为?(?:安全|可信)|无需.{0,6}(?:审查|审核|检查|筛查|扫描)|跳过.{0,6}(?:审查|审核|检查|筛查|扫描)|安全と(?:判定|分類|見な)|(?:審査|チェック)(?:不要|なし|をスキップ)"
     r"|(?:검사|심사|검토|확인) ?없이|안전(?:한 것)?으로 (?:분류|판정|간주)|신뢰(?:됨|할 수 있음)'?으로 분류"
     r"|跳过.{0,6}检测|(?:标记|标注)为高?可信",
     _I,
@@ -451,7 +476,12 @@ def match(raw: str) -> str | None:
         return "concealment"
     if any(_ABOVE_THE_USER.search(s) for s in sentences):
         return "reader-instruction"
-    if any(_AUTHORITY.search(s) and _weakened(s) for s in sentences):
+    # the leave claimed in the sentence or one beside it ("… verify=False
+    # setzen …; die IT-Sicherheit hat das … freigegeben")
+    if any(
+        _weakened(s) and any(_AUTHORITY.search(x) for x in sentences[max(0, i - 1) : i + 2])
+        for i, s in enumerate(sentences)
+    ):
         return "security-weakening"
     if any(
         (_CLASSIFIER.search(s) or _CLASSIFIER.search(before))
