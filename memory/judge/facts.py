@@ -717,10 +717,16 @@ class _Scanner:
                 elif word in ("noon", "midday", "midnight"):
                     minutes = 720.0 if word != "midnight" else 0.0
                     self.add(Fact(TIME, "", (minutes,), tok.raw), i)
-                elif word in ("every", "each") and self.low(i + 1) in lx.DURATION_UNITS:
-                    unit = self.low(i + 1)
-                    seconds = lx.DURATION_UNITS[unit]
-                    self.add(Fact(INTERVAL, "", (seconds,), self.text(i, i + 2)), i, i + 1)
+                elif word in ("every", "each") and (
+                    self.low(i + 1) in lx.DURATION_UNITS
+                    or (self.low(i + 1) == "single" and self.low(i + 2) in lx.DURATION_UNITS)
+                ):
+                    # "every day", "every single day"
+                    said = 2 if self.low(i + 1) in lx.DURATION_UNITS else 3
+                    seconds = lx.DURATION_UNITS[self.low(i + said - 1)]
+                    self.add(
+                        Fact(INTERVAL, "", (seconds,), self.text(i, i + said)), *range(i, i + said)
+                    )
                 else:
                     parsed = self.word_number(i)
                     if parsed is not None:

@@ -243,6 +243,8 @@ SYNONYMS: dict[str, str] = {
     "execute": "run",
     "schedule": "run",
     "trigger": "run",
+    "staff": "employee",
+    "personnel": "employee",
     "previous": "old",
     "former": "old",
     "prior": "old",
@@ -347,7 +349,7 @@ VERBS: frozenset[str] = _words(
     begin kick time enable disable prevent cause produce generate create delete remove
     drop fetch pull push clone install upgrade downgrade pin require mean means refuse
     block crash die sit hold retain happen occur finish complete ship carry evict cap
-    skip land arrive load wrap fetch hit strip
+    skip land arrive load wrap fetch hit strip escalate assign notify submit approve
     """
 )
 

@@ -693,7 +693,9 @@ def _order_relation(new: Statement, cand: Statement) -> str | None:
     (a1, b1), (a2, b2) = new.order, cand.order
     straight = _jaccard(a1, a2) + _jaccard(b1, b2)
     swapped = _jaccard(a1, b2) + _jaccard(b1, a2)
-    if swapped > straight and swapped >= 0.5:
+    # reversed only when each side is the other's: "drain before deploying"
+    # and "warn, then drain" share only the drain (a chain: warn, drain, deploy)
+    if swapped > straight and swapped >= 0.5 and a1 & b2 and b1 & a2:
         return "conflict"
     if straight >= 0.5:
         return "agree"

@@ -581,6 +581,17 @@ def test_a_reversed_order_contradicts() -> None:
     assert relation(drain_first, "Cordon the node before draining it.") is Relation.CONTRADICTS
 
 
+def test_an_order_that_shares_one_step_is_a_chain_not_a_reversal() -> None:
+    # "drain before deploying" and "warn, then drain": warn, drain, deploy
+    # (blind-49) — a reversal needs each side to be the other's
+    read = judge(
+        "Game servers are drained before a patch is deployed, and players get a warning first.",
+        cand("Players get a ten-minute warning, then the game servers are drained."),
+    )
+    assert read.relation is not Relation.CONTRADICTS
+    assert "order" not in read.rationale
+
+
 def test_before_and_after_phrasings_of_one_order_are_a_duplicate() -> None:
     assert (
         relation(
@@ -1079,6 +1090,23 @@ def test_a_permission_withheld_until_a_condition_is_that_condition_required() ->
         )
         is Relation.CONTRADICTS
     )
+
+
+def test_every_single_day_is_a_frequency() -> None:
+    read = judge(
+        "Cycle counts in the cold-chain aisle are done twice a week.",
+        cand("The cold-chain aisle gets cycle-counted every single day."),
+    )
+    assert read.relation is Relation.CONTRADICTS
+    assert "every single day" in read.rationale
+
+
+def test_staff_and_employees_are_one_subject() -> None:
+    read = judge(
+        "Part-time staff must submit their hours by Friday 17:00.",
+        cand("Part-time employees have until Monday noon to submit their hours."),
+    )
+    assert read.relation is Relation.CONTRADICTS
 
 
 def test_a_polarity_word_naming_a_thing_is_no_polarity() -> None:
