@@ -7,6 +7,8 @@ novel), so that the reader learns which one word apart is which.
     "Guests at the Berlin site are escorted."   → "… the Chicago site …"      novel
     "The payments-a ledger reconciles daily."   → "The payments-c ledger …"   novel
     "Building 4 extinguishers: inspect monthly." → "Building 9 …"            novel
+    "DNS changes need a ticket."  → "… are blocked until there is a ticket."  duplicate
+    "Refunds need a sign-off."    → "… are allowed without a sign-off."       contradicts
 
 Value flips alone (a fit of 2026-12-05) taught the reader that any one word
 apart contradicts: it read "… at the Lisbon store" against "… at the Porto
@@ -176,6 +178,60 @@ def value_keep(text: str, rng: random.Random) -> str | None:
     return _applied(text, edits, rng)
 
 
+# "<things> require(s)|need(s) <what>.": one sentence, a plain subject (no
+# clause, no leading phrase) and a plain requirement (no condition, no time)
+_REQUIREMENT = re.compile(
+    r"^(?P<s>[A-Z][^.,;:!?]{3,90}?)\s(?P<v>requires|require|needs|need)\s"
+    r"(?P<o>(?:a|an|the|two|three|written|explicit|prior|[A-Z][\w-]*'s?)\b[^.;:!?]{2,80}?)\.$"
+)
+_NOT_PLAIN_SUBJECT = re.compile(
+    r"\b(?:is|are|was|were|be|must|should|will|can|may|do|does|if|when|that|which|who|"
+    r"also|additionally|always|only|now)\b",
+    re.I,
+)
+_NOT_PLAIN_REQUIREMENT = re.compile(
+    r"\b(?:before|only|when|if|unless|to|days?|hours?|minutes?|weeks?)\b", re.I
+)
+
+
+def _lower_first(text: str) -> str:
+    """A sentence's opening word as it reads inside another ("Refunds" →
+    "refunds"; "DNS", "PRs" and "Kingsgate Pharmacy" kept)."""
+    if re.match(r"[A-Z]{2}|[A-Z][a-z]*[A-Z\d]|[A-Z]\w*\s[A-Z]", text):
+        return text
+    return text[0].lower() + text[1:]
+
+
+def requirement_rewrite(text: str, rng: random.Random, *, keep: bool) -> str | None:
+    """A requirement ("Refunds above $500 need a supervisor's sign-off.")
+    written the other way round: as a permission withheld until it is met
+    (``keep``: "Refunds above $500 are blocked until there is a
+    supervisor's sign-off.", a restatement), or as lifted ("… do not need
+    …", "… are allowed without …": a contradiction). None unless ``text``
+    is one plain requirement."""
+    m = _REQUIREMENT.match(text.strip())
+    if not m or _NOT_PLAIN_SUBJECT.search(m["s"]) or _NOT_PLAIN_REQUIREMENT.search(m["o"]):
+        return None
+    s, verb, o = m["s"], m["v"], m["o"]
+    be, do = ("are", "do") if verb in ("require", "need") else ("is", "does")
+    base = "require" if verb.startswith("req") else "need"
+    lower = _lower_first(s)
+    single = bool(re.match(r"(?:a|an|the)\s|[A-Z][\w-]*'s?\s", o))  # "O is …" reads right
+    upper = o[0].upper() + o[1:]
+    if keep:
+        forms = [f"{s} {be} not allowed without {o}.", f"Without {o}, {lower} {be} blocked."]
+        if o.startswith(("a ", "an ")):
+            forms.append(f"{s} {be} blocked until there is {o}.")
+        if single:
+            forms.append(f"{upper} is mandatory for {lower}.")
+    else:
+        forms = [f"{s} {do} not {base} {o}.", f"{s} no longer {verb} {o}.",
+                 f"{s} {be} allowed without {o}."]  # fmt: skip
+        if single:
+            forms.append(f"{upper} is optional for {lower}.")
+    return rng.choice(forms)
+
+
 def subject_flip(text: str, rng: random.Random, places: dict[str, list[str]]) -> str | None:
     """``text`` naming another thing: a letter or a number of its name
     changed ("payments-a", "room 214", "Line 3"), or a place for another
@@ -239,6 +295,16 @@ def value_keeps(lessons: Iterable[Lesson], limit: int, seed: int = 4) -> list[Fl
     """Up to ``limit`` lessons, each with one value written another way
     (restatements: duplicates)."""
     return _edited(lessons, limit, seed, value_keep)
+
+
+def requirement_rewrites(
+    lessons: Iterable[Lesson], limit: int, *, keep: bool, seed: int = 5
+) -> list[Flip]:
+    """Up to ``limit`` plain requirements written the other way round
+    (``requirement_rewrite``): withheld until met (``keep``: duplicates) or
+    lifted (contradictions)."""
+    return _edited(lessons, limit, seed + keep,
+                   lambda text, rng: requirement_rewrite(text, rng, keep=keep))  # fmt: skip
 
 
 def subject_flips(lessons: Iterable[Lesson], seeds: Iterable[int] = (1, 2, 3)) -> list[Flip]:

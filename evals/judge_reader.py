@@ -12,9 +12,10 @@ the others novel); the cases of ``judge_training.json`` (written to train
 it, by writers who never saw the rules or the sets; never a gate's or a
 blind figure); those cases' lessons with one word changed
 (``evals.judge_flips``): a value (contradicts) or the name of the subject
-(novel); and a long history's facts each against its nearest earlier
-facts, labelled novel (real memory is mostly related notes that are
-neither; the golden set, a third of each relation, lacks them).
+(novel), and plain requirements written as withheld until met (duplicate)
+or as lifted (contradicts); and a long history's facts each against its
+nearest earlier facts, labelled novel (real memory is mostly related notes
+that are neither; the golden set, a third of each relation, lacks them).
 
 The threshold — a destructive verdict's least probability — is set on the
 held-back batches, scored by the reader as the service runs it (ONNX
@@ -47,13 +48,14 @@ LEARNING_RATE = 3e-5  # the layers; the head's is 1e-3
 MAX_TOKENS = 160
 SEED = 0
 # The latest blind batches: held back from the fit, the threshold set on them.
-HELD_BACK = ("blind-39", "blind-40", "blind-41", "blind-42")
+HELD_BACK = ("blind-45", "blind-46", "blind-47", "blind-48")
 TRAINING_PATH = Path(__file__).resolve().parent / "judge_training.json"
 PRECISION = 0.85  # the least destructive precision on the held-back batches
 THRESHOLDS = tuple(round(0.5 + 0.025 * i, 3) for i in range(20))  # 0.5 … 0.975
 LABELS = {"novel": 0, "duplicate": 1, "contradicts": 2}  # learned.CLASSES' order
 VALUE_FLIPS = 1000  # training lessons with one value flipped (``flip_pairs``)
 VALUE_KEEPS = 1000  # and with one value written another way
+REQUIREMENT_REWRITES = 1000  # plain requirements written as withheld, and as lifted
 
 
 def training_cases() -> list[judge_report.GoldenCase]:
@@ -88,9 +90,12 @@ def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
     """The cases' lessons flipped (``evals.judge_flips``), each pair in both
     orders: ``VALUE_FLIPS`` with one value changed, as contradictions,
     ``VALUE_KEEPS`` with one value written another way ("120 minutes", "2
-    hours"), as duplicates, and every lesson whose subject's name can be
-    changed, as novel."""
-    from evals.judge_flips import subject_flips, value_flips, value_keeps
+    hours"), as duplicates, plain requirements written as a permission
+    withheld until met ("… are blocked until there is a sign-off"), as
+    duplicates, and as lifted ("… are allowed without a sign-off"), as
+    contradictions, and every lesson whose subject's name can be changed, as
+    novel."""
+    from evals.judge_flips import requirement_rewrites, subject_flips, value_flips, value_keeps
 
     lessons = [(c.content, c.situation) for c in cases] + [
         (x.content, x.situation) for c in cases for x in c.candidates
@@ -99,6 +104,10 @@ def flip_pairs(cases: Sequence[judge_report.GoldenCase]) -> tuple[list[str], lis
     labels: list[int] = []
     for flips, label in ((value_flips(lessons, VALUE_FLIPS), LABELS["contradicts"]),
                          (value_keeps(lessons, VALUE_KEEPS), LABELS["duplicate"]),
+                         (requirement_rewrites(lessons, REQUIREMENT_REWRITES, keep=True),
+                          LABELS["duplicate"]),
+                         (requirement_rewrites(lessons, REQUIREMENT_REWRITES, keep=False),
+                          LABELS["contradicts"]),
                          (subject_flips(lessons), LABELS["novel"])):  # fmt: skip
         for content, situation, flipped in flips:
             read += _both_orders((content, situation), (flipped, situation))

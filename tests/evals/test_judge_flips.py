@@ -7,6 +7,8 @@ import difflib
 import random
 
 from evals.judge_flips import (
+    requirement_rewrite,
+    requirement_rewrites,
     subject_flip,
     subject_flips,
     value_flip,
@@ -93,3 +95,56 @@ def test_kept_values_are_deterministic_and_bounded() -> None:
     ]
     assert value_keeps(lessons, 2) == value_keeps(lessons, 2)
     assert len(value_keeps(lessons, 2)) == 2
+
+
+def test_a_requirement_is_written_withheld_or_lifted() -> None:
+    text = "DNS changes need a change ticket approved by networking."
+    ticket = "a change ticket approved by networking"
+    written = {
+        keep: {requirement_rewrite(text, random.Random(seed), keep=keep) for seed in range(20)}
+        for keep in (True, False)
+    }
+    assert written[True] == {
+        f"DNS changes are not allowed without {ticket}.",
+        f"Without {ticket}, DNS changes are blocked.",
+        f"DNS changes are blocked until there is {ticket}.",
+        "A change ticket approved by networking is mandatory for DNS changes.",
+    }
+    assert written[False] == {
+        f"DNS changes do not need {ticket}.",
+        f"DNS changes no longer need {ticket}.",
+        f"DNS changes are allowed without {ticket}.",
+        "A change ticket approved by networking is optional for DNS changes.",
+    }
+    # one subject, one verb: "Logging in requires …" reads "… is allowed without …"
+    assert requirement_rewrite(
+        "Logging into the console requires a hardware key.", random.Random(0), keep=False
+    ) in {
+        "Logging into the console does not require a hardware key.",
+        "Logging into the console no longer requires a hardware key.",
+        "Logging into the console is allowed without a hardware key.",
+        "A hardware key is optional for logging into the console.",
+    }
+
+
+def test_only_a_plain_requirement_is_rewritten() -> None:
+    rng = random.Random(0)
+    for text in (
+        "At the downtown branch, counts need a witness.",  # a leading phrase
+        "Kingsgate Pharmacy needs two working days to prepare a repeat.",  # a time, not a thing
+        "Merges need two approvals before the freeze.",  # a condition
+        "Refunds that exceed $500 need a sign-off.",  # a clause in the subject
+        "Ask the on-call engineer.",
+    ):
+        assert requirement_rewrite(text, rng, keep=True) is None, text
+
+
+def test_requirement_rewrites_are_deterministic_and_bounded() -> None:
+    lessons = [(f"Builds of app {n} need a signed manifest.", "ci") for n in (1, 2, 3)]
+    assert requirement_rewrites(lessons, 2, keep=True) == requirement_rewrites(
+        lessons, 2, keep=True
+    )
+    assert len(requirement_rewrites(lessons, 2, keep=False)) == 2
+    withheld = {f for _, _, f in requirement_rewrites(lessons, 3, keep=True)}
+    lifted = {f for _, _, f in requirement_rewrites(lessons, 3, keep=False)}
+    assert withheld and lifted and not withheld & lifted

@@ -96,7 +96,7 @@ def test_each_pair_is_read_on_its_own(reader_on, monkeypatch):
     # beside others would score differently from the same pair alone
     model = reader.MODEL
     alone = model.class_probabilities(
-        [reader.pair("Staging deploys need one approval.", "", A.content, "")]
+        [reader.pair("Staging deploys need three approvals.", "", A.content, "")]
     )
     assert alone is not None
     sizes: list[int] = []
@@ -109,15 +109,15 @@ def test_each_pair_is_read_on_its_own(reader_on, monkeypatch):
 
     monkeypatch.setattr(provider, "encode", counted)
     candidates = [A, B, _candidate("Deploys are frozen on Fridays.", 0.5)]
-    read = reader.probabilities("Staging deploys need one approval.", "", candidates)
+    read = reader.probabilities("Staging deploys need three approvals.", "", candidates)
     # three pairs, and the one the reader finds related read the other way round
-    assert alone[0][1] >= reader.AGAIN_FROM
+    assert max(alone[0][1:]) >= reader.AGAIN_FROM  # a restatement or a contradiction
     assert read is not None and sizes == [1, 1, 1, 1]
     assert all(abs(float(p.sum()) - 1.0) < 1e-9 and p.shape == (3,) for p in read)
 
 
 def test_a_pair_read_as_related_is_the_mean_of_its_two_orders(reader_on):
-    new = ("Staging deploys need one approval.", "")
+    new = ("Staging deploys need three approvals.", "")
     forward, backward, unrelated = reader.MODEL.class_probabilities([
         reader.pair(*new, A.content, A.situation),
         reader.pair(A.content, A.situation, *new),
