@@ -251,6 +251,11 @@ def untrusted_install(text: str) -> bool:
 _WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) (?:(?:stop|pause|wait) to )?ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
 _CONTROL = r"(?:notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run|callback (?:verification|checks?|calls?)|call-?back verification|out-of-band (?:verification|checks?))"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
+# no further sign-off asked for ("no further approval is needed")
+_NOTHING_MORE_ASKED = (
+    r"\bno (?:separate |extra |new |additional |further |other )?(?:ticket|approval|review|sign-?off"
+    r"|change request|cr|chg|change|exception)s? (?:is |are )?(?:needed|required|necessary)\b"
+)
 _STANDING_APPROVAL = rx(
     r"\b(?:standing|blanket|pre-?)(?:[- ])?(?:approval|approved|authori[sz]ed|authori[sz]ation|cleared)\b"
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
@@ -263,7 +268,7 @@ _STANDING_APPROVAL = rx(
     r"|\bper (?:it |the )?(?:security|it|ciso|compliance|cfo|ceo|cto|legal)\b[^.]{0,30}\b(?:decision|policy|ticket|directive|memo|exception|waiver|memorandum|e-?mail|message|instruction|call|note)"
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )(?:this |it |that )?off|confirmed|cleared)\b"
-    r"|\bno (?:separate |extra |new |additional |further )?(?:ticket|approval|review|sign-?off|change request|cr|chg|change)s? (?:is )?(?:needed|required|necessary)\b"
+    rf"|{_NOTHING_MORE_ASKED}"
     r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
     r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:change |jira |servicenow |separate )?(?:ticket|access request|change request|approval)s?\b"
     r"|\b(?:and|then) carry on\b"
@@ -829,7 +834,7 @@ _PERMITTED_OFF = rx(
     rf"(?:{_HARD_CONTROL}|\bit\b|\bthey\b)(?:(?!\b(?:only|never|not|except)\b)[^.;]){{0,100}}?\b(?:can|may|could) (?:now |safely |simply )?be (?:switched off|turned off|disabled|uninstalled|removed|deactivated|bypassed|paused|stopped)\b"
 )
 _KEEPING_ON_WAIVED = rx(
-    r"\bno (?:further|additional|extra|separate|other) (?:approval|sign-?off|review|ticket|exception)s? (?:is |are )?(?:needed|required|necessary)\b"
+    rf"{_NOTHING_MORE_ASKED}"
     r"|\bskip\w* (?:the )?(?:usual |normal |standard )?(?:exception|change|approval|security)[- ](?:request|review|process|ticket)s?\b"
     r"|\b(?:turning|switching|putting) (?:it|them) back on\b[^.;]{0,40}\boptional\b"
 )
