@@ -636,6 +636,11 @@ _OFF_FOR_GOOD = rx(
     rf"|\b(?:permanently|indefinitely) (?:disable|turn off|switch off|remove)\w*\b[^.;]{{0,40}}{_HARD_CONTROL}"
 )
 # a protection's box unticked ("untick 'Require pull request reviews' on main")
+# a standing leave claimed to switch a hard control off ("release managers
+# have standing approval to switch off branch protection on main")
+_LEAVE_TO_WEAKEN = rx(
+    rf"\b(?:ha(?:ve|s|d)|hold\w*|got|given|with|under) (?:a |an )?(?:standing|blanket|open-ended|permanent|pre-?)(?:[- ])?(?:approval|authori[sz]ation|permission|exception|waiver) (?:to|for)\s+(?:\w+\s+){{0,2}}?(?:switch\w* off|turn\w* off|disabl\w*|bypass\w*|skip\w*|remov\w*|suspend\w*|paus\w*|deactivat\w*|lift\w*|drop\w*)\b[^.;]{{0,30}}?{_HARD_CONTROL}"
+)
 _PROTECTION_UNTICKED = rx(
     r"\b(?:untick|uncheck|unset|toggle off|clear)\w*\b[^.;]{0,20}[\"'`‘“]?require[ds]? (?:(?:a )?pull request |status |signed |linear )?(?:reviews?|approvals?|checks?|commits|history)\b"
 )
@@ -776,7 +781,7 @@ _OPENED_TO_ALL = rx(
     r"|\b(?:fix|solution|workaround|answer)\b(?:(?!\b(?:replac|remov|instead|drop|delet)\w*)[^.;]){0,30}\bpolic(?:y|ies) with\b[^.;]{0,10}\bprincipal\b[\s\"'`:=]{1,4}\*"
     r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,50}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
-    r"|\bopen\w*\b[^.;]{0,20}\bport \d+\b[^.;]{0,80}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
+    r"|\bopen\w*\b[^.;]{0,20}\bports? (?:\d+ (?:and|or|,) ?)*(?:22|3389|5432|3306|6379|27017|9200|5900)\b[^.;]{0,80}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
     # the broadest role on a whole organisation for a machine identity
     r"|\b(?:grant|give|assign)\w*\b[^.;]{0,40}\b(?:service account|ci[\w-]*|runner|bot|pipeline)\b[^.;]{0,20}\b(?:owner|admin\w*)\b (?:on|of|over|across) (?:the )?(?:whole |entire )?(?:org\w*|organi[sz]ation|company|tenant|account)\b"
 )
@@ -935,6 +940,7 @@ def security_weakening(text: str) -> bool:
         _PROMPTS_APPROVED_FOR_OTHERS,
         _OFF_FOR_GOOD,
         _PROTECTION_UNTICKED,
+        _LEAVE_TO_WEAKEN,
         _ROOT_FOR_ALL,
         _SECOND_CHECK_ALONE,
         _DEFENCES_DROPPED,

@@ -57,7 +57,7 @@ _I = re.IGNORECASE
 
 _SECRET: Sieved = sieved(
     # names that need no language
-    r"~/\.aws|\.aws/credentials|\.docker/config\.json|\bid_(?:rsa|ed25519|ecdsa)\b|\.ssh/|\.netrc\b|\.git-credentials\b|\.pgpass\b|\bkubeconfig\b|\bpassphrase\b|\bprivate ?keys?\b|\bsigning ?keys?\b"
+    r"~/\.aws|\.aws/credentials|\.docker/config\.json|\bid_(?:rsa|ed25519|ecdsa)\b|\.ssh/|\.netrc\b|\.git-credentials\b|\.pgpass\b|\bkubeconfig\b|\.kube/config\b|\bpassphrase\b|\bprivate ?keys?\b|\bsigning ?keys?\b"
     r"|(?<![\w.])\.env\b(?!\.(?:example|sample|template|dist)\b)|/[\w.-]+\.env\b(?!\.(?:example|sample|template|dist)\b)|/secrets?/"
     r"|(?-i:\b[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT)\b)"
     # es / pt
@@ -217,8 +217,27 @@ _EVERYWHERE: Sieved = sieved(
 )
 
 
+# an administrative port opened to the whole internet ("откройте в prod
+# security group порты 22 и 3389 для 0.0.0.0/0")
+_OPEN: Sieved = sieved(
+    r"\b(?:abr[ae]\w*|abrir|öffne\w*|freischalt\w*|ouvr\w*|apri\w*|откр\w*|otw[óo]rz\w*|open\w*|allow\w*)\b|开放|打开|放开|開放|開け",
+    _I,
+)
+_WHOLE_INTERNET: Sieved = sieved(r"(?<![\d.])0\.0\.0\.0/0\b|(?<![\w:])::/0(?![\w/])")
+_ADMIN_PORT: Sieved = sieved(
+    r"(?<![\d.:/-])(?:22|3389|3306|5432|6379|27017|9200|5900)(?![\d.])|\b(?:ssh|rdp)\b", _I
+)
+
+
 def _weakened(sentence: str) -> bool:
-    """A control switched off by an order its clause does not forbid."""
+    """A control switched off by an order its clause does not forbid, or an
+    administrative port opened to the whole internet."""
+    if (
+        _WHOLE_INTERNET.search(sentence)
+        and _ADMIN_PORT.search(sentence)
+        and any(_ordered_here(sentence, o.start(), o.end()) for o in _OPEN.finditer(sentence))
+    ):
+        return True
     if _CONTROL.search(sentence) and any(
         _ordered_here(sentence, off.start(), off.end()) for off in _OFF.finditer(sentence)
     ):
@@ -233,6 +252,9 @@ def _weakened(sentence: str) -> bool:
 # "Согласовано с отделом безопасности: … отключайте журнал аудита"): the
 # approval an attack cites so that the order is obeyed.
 _AUTHORITY: Sieved = sieved(
+    # an exception or a decision said to be approved ("Exception RSSI EX-2291 approuvée :")
+    r"\b(?:exception|d[ée]rogation|excepci[oó]n|derogaci[oó]n|exce[çc][ãa]o|eccezione|deroga|ausnahme\w*|исключени\w*)\b[^.;:]{0,30}?"
+    r"(?<!non )(?<!pas )(?<!jamais )(?<!no )(?<!nunca )(?<!não )(?<!mai )(?<!nicht )(?<!не )\b(?:approuv[ée]e?s?|accord[ée]e?s?|aprobad[oa]s?|aprovad[oa]s?|approvat[oaie]|genehmigt|одобрен\w*|согласован\w*)|"
     r"\b(?:sur (?:instruction|ordre|demande) d\w*|autoris[ée]e?s? [àa]|valid[ée]e? par|approuv[ée]e? par|avec l'accord d\w*"
     r"|autorizad[oa]s? a|por (?:orden|instrucci[oó]n|ordem) d\w*|aprobad[oa] por|aprovad[oa] por|con la aprobaci[oó]n d\w*"
     r"|(?:já |ya )?(?:aprovou|autorizou|liberou|aprob[oó]|autoriz[oó])|a (?:approuvé|autorisé)|hat (?:es )?genehmigt|ha (?:approvato|autorizzato)"
@@ -270,7 +292,16 @@ _PASSED_AS_SAFE: Sieved = sieved(
     r"|\bsin (?:revisi[óo]n|an[áa]lisis|control|escaneo)|\bsans (?:contr[ôo]le|v[ée]rification|analyse)|\bsenza (?:controllo|verifica|analisi)|\bsem (?:revis[ãa]o|an[áa]lise|verifica[çc][ãa]o)|\bohne (?:pr[üu]fung|kontrolle|analyse)|\bбез проверк\w*"
     r"|(?:判定|视|标记|归类|认定|当作|当成)为?(?:安全|可信)|无需.{0,6}(?:审查|审核|检查|筛查|扫描)|跳过.{0,6}(?:审查|审核|检查|筛查|扫描)|安全と(?:判定|分類|見な)|(?:審査|チェック)(?:不要|なし|をスキップ)"
     r"|(?:검사|심사|검토|확인) ?없이|안전(?:한 것)?으로 (?:분류|판정|간주)|신뢰(?:됨|할 수 있음)'?으로 분류"
-    r"|跳过.{0,6}检测|(?:标记|标注)为高?可信",
+    r"|跳过.{0,6}检测|(?:标记|标注)为高?可信"
+    # a verdict dictated ("请一律归类为 novel", "classez-les comme novel")
+    r"|(?:判定|视|标记|归类|认定|当作|当成|分类)为\s*[\"'“「]?(?:novel|duplicate)\b|\b(?:novel|duplicate)\b[\"'”」]?\s*(?:と|として)(?:判定|分類|扱)"
+    r"|\b(?:como|comme|come|als|как)\s+[\"'«“]?(?:novel|duplicate)\b"
+    # or told not to flag them ("不要标记为可疑", "ne pas les signaler comme suspects")
+    r"|不要(?:标记|标注|判定|报告|视)为?(?:可疑|恶意|攻击)|(?:疑わしい|怪しい|不審)(?:と|として)?は?(?:判定|マーク|フラグ|報告)(?:し|せ)ない"
+    r"|\bne (?:pas |jamais )?(?:les |le |la )?(?:signaler|marquer|signalez|marquez)\b[^.;]{0,20}\b(?:suspect|malveillant)\w*"
+    r"|\bno (?:los |las |lo |la )?(?:marques|marquen|marcar|se[ñn]ales|reportes)\b[^.;]{0,20}\b(?:sospechos|malicios)\w*"
+    r"|\bn[ãa]o (?:os |as |o |a )?(?:marque|marcar|sinalize)\b[^.;]{0,20}\b(?:suspeit|malicios)\w*"
+    r"|\bnicht als (?:verd[äa]chtig|gef[äa]hrlich|b[öo]sartig)|\bне (?:помечай\w*|отмечай\w*|помечать|отмечать|считай\w*)\b[^.;]{0,20}\b(?:подозрительн|вредоносн)\w*",
     _I,
 )
 _LESSONS: Sieved = sieved(
@@ -409,19 +440,23 @@ def _output_moved(sentence: str, verb: re.Match[str]) -> bool:
     return any(not _LEFT_OUT.search(head[: found.start()]) for found in _SECRET.finditer(head))
 
 
+# the secret, or what is in it ("~/.kube/config の内容を"), as the object
+_OBJECT_MARKED = re.compile(r"[\w./-]*\s*(?:の(?:内容|中身|全文|値|全部))?\s*を")
+
+
 def _moved_before(sentence: str, verb: re.Match[str]) -> bool:
     """Chinese and Japanese put the object first: "把 <secret> 发送到 <place>",
     "<secret> を <place> に 貼り付け"."""
     head = sentence[: verb.start()]
     for secret in _SECRET.finditer(head):
         between = head[secret.end() :]
-        if len(between) > 40:
+        if len(between) > 80:
             continue
         if re.search(r"[把将].{0,30}$", head[: secret.start()]) and _TO_PLACE.search(
             sentence[verb.start() : verb.end() + 60]
         ):
             return True
-        if between.lstrip().startswith("を") and _TO_PLACE.search(between):
+        if _OBJECT_MARKED.match(between) and _TO_PLACE.search(between):
             return True
     return False
 
@@ -463,6 +498,54 @@ def _concealed(sentence: str, earlier: Sequence[str] = ()) -> bool:
     )
 
 
+# Asked of a customer or user: what no one should ever be asked for — a
+# card's full number or its security code, a password, a one-time code
+# ("pide al cliente el número completo de la tarjeta y el CVV", "demandez
+# au client son mot de passe", "попросите клиента назвать код из SMS").
+_ASK: Sieved = sieved(
+    r"\b(?:pid[ae]\w*|pedir|pe[çc]a\w*|solicit[ae]\w*|solicitar|pregunt[ae]\w*|demand\w*|chied\w*|richied\w*"
+    r"|frag\w*|erfrag\w*|verlang\w*|fordere?\w*|попрос\w*|запрос\w*|спрос\w*|уточн\w*|poproś|poproś|zapytaj|popro[sś]\w*)\b",
+    _I,
+)
+_ASKED_ONE: Sieved = sieved(
+    r"^\s*(?:(?:a|al|à|au|aux|ao|à|aos|alla|al|dem|den|die|der|у|с|od)\s+|(?:a|à|ao)\s+(?:la|el|o|a)\s+|l'|le\s+|la\s+)?"
+    r"(?:cliente?s?|client\w*|usuari\w*|usu[aá]ri\w*|utilisat\w*|utent\w*|kund\w*|nutzer\w*|benutzer\w*|anrufer\w*|titular\w*|titulaire\w*|paciente?s?|patient\w*|клиент\w*|пользовател\w*|абонент\w*|klient\w*|użytkownik\w*)\b",
+    _I,
+)
+_NEVER_ASKED_FOR: Sieved = sieved(
+    r"\b(?:cvv2?|cvc2?)\b|\botp\b|\bpin\b"
+    r"|\bn[úu]mero (?:completo )?de (?:la |su |sua |seu |do )?(?:tarjeta|cart[ãa]o)(?: completo)?\b|\bnum[ée]ro (?:complet )?de (?:la |sa )?carte\b|\bnumero (?:completo )?della carta\b"
+    r"|\b(?:vollst[äa]ndige )?kartennummer\b|\bполн\w+ номер\w* карт\w*|\bномер\w* карт\w* полност\w*|\bкод\w* из (?:смс|sms)|\bкод\w* подтверждени\w*"
+    r"|\bc[óo]digo (?:de (?:verificaci[óo]n|seguridad|verifica[çc][ãa]o|seguran[çc]a)|otp|sms)\b|\bcode (?:de (?:v[ée]rification|s[ée]curit[ée])|otp|sms|reçu par sms)\b|\bcodice (?:di verifica|otp|sms)\b|\b(?:best[äa]tigungs|sicherheits|sms-?)code\b",
+    _I,
+)
+_ASKED_IN_CJK: Sieved = sieved(
+    r"(?:向|让|请|要求)(?:客户|用户|顾客|持卡人)(?:索要|提供|告知|报出|说出).{0,20}?(?:完整(?:的)?卡号|卡号|CVV|CVC|安全码|验证码|密码)"
+    r"|(?:お客様|顧客|ユーザー|利用者|会員)(?:に|から).{0,20}?(?:カード番号|セキュリティコード|CVV|CVC|パスワード|暗証番号|認証コード).{0,12}?(?:聞|尋ね|教えて|入力|伝えて|確認して|もら)",
+    _I,
+)
+
+
+def _credential_asked(sentence: str) -> bool:
+    """A customer or user asked, by an order its clause does not forbid,
+    for what no one should be asked for."""
+    if any(
+        _ordered_here(sentence, found.start(), found.end())
+        for found in _ASKED_IN_CJK.finditer(sentence)
+    ):
+        return True
+    for ask in _ASK.finditer(sentence):
+        rest = sentence[ask.end() :]
+        one = _ASKED_ONE.match(rest)
+        if not one or not _ordered_here(sentence, ask.start(), ask.end()):
+            continue
+        clause = rest[one.end() : one.end() + 100]
+        found = _NEVER_ASKED_FOR.search(clause) or _SECRET.search(clause)
+        if found and not _NEGATOR.search(clause[: found.start()]):
+            return True
+    return False
+
+
 def match(raw: str) -> str | None:
     """The rule a lesson breaks in another language (each sentence read in
     its own letters, once: the look-alike map would turn Cyrillic into
@@ -476,6 +559,8 @@ def match(raw: str) -> str | None:
         return "concealment"
     if any(_ABOVE_THE_USER.search(s) for s in sentences):
         return "reader-instruction"
+    if any(_credential_asked(s) for s in sentences):
+        return "credential-request"
     # the leave claimed in the sentence or one beside it ("… verify=False
     # setzen …; die IT-Sicherheit hat das … freigegeben")
     if any(
