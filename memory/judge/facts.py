@@ -396,6 +396,15 @@ class _Scanner:
                 j += 1
             return 0.25, j
         if w(i) in ("a", "an"):
+            nxt = self.t[i + 2] if i + 2 < self.n else None
+            if (
+                w(i + 1) == "second"
+                and nxt is not None
+                and nxt.kind is Kind.WORD
+                and nxt.role is Role.CONTENT
+                and not is_verb(nxt.lemma)
+            ):
+                return None  # "a second registered nurse" is the ordinal
             if w(i + 1) in lx.DURATION_UNITS or w(i + 1) in lx.SIZE_UNITS:
                 return 1.0, i + 1
             return None
@@ -499,6 +508,21 @@ class _Scanner:
                 *range(start, j + 1),
             )
             return
+        # "425 bps APY", "50 basis points": hundredths of a percent, beside a rate
+        if (unit in ("bps", "bp") and self.words & _RATE_CUES) or (
+            unit == "basis" and w(j + 1) in ("point", "points")
+        ):
+            end = j + 2 if unit == "basis" else j + 1
+            self.add(Fact(PERCENT, "", (value / 100,), self.text(start, end)), *range(start, end))
+            return
+        # "one user in twenty", "1 in 20 requests", "three out of four": a share
+        share = self.share(j)
+        if share is not None and share[0] > 0 and value <= share[0]:
+            self.add(
+                Fact(PERCENT, "", (100 * value / share[0],), self.text(start, share[1])),
+                *range(start, share[1]),
+            )
+            return
         if unit in lx.PERCENT_WORDS:
             if self.low(j + 1) not in _LEFT_FREE:
                 self.add(Fact(PERCENT, "", (value,), self.text(start, j + 1)), *range(start, j + 1))
@@ -595,7 +619,63 @@ class _Scanner:
             key = self.t[k].lemma
         else:
             key = self.count_subject(start)
+            # a setting whose name carries its unit: "terminationGracePeriodSeconds: 90",
+            # "timeout_ms = 500", "max_body_mb: 10"
+            named = self.setting_before(start)
+            fact = _measured_by_name(named.raw, value, self.text(start, j)) if named else None
+            if fact is not None:
+                self.add(fact, *range(start, j))
+                return
         self.add(Fact(COUNT, key, (value,), self.text(start, j)), *range(start, j))
+
+    def ranked(self, i: int) -> bool:
+        """A number word that names a rank ("priority-one outages", "tier
+        two support", "severity one"), not a count."""
+        j = i - 2 if i >= 2 and self.t[i - 1].raw in ("-", "–") else i - 1
+        return j >= 0 and self.low(j) in _RANK_NOUNS
+
+    def setting_before(self, i: int) -> Token | None:
+        """The setting name a trailing number is the value of, if any: a
+        name earlier in the sentence, or the name right before (across
+        ":" or "=")."""
+        j = i - 1
+        while j >= 0 and self.t[j].kind is not Kind.PUNCT:
+            if self.t[j].etype in ("envvar", "ident", "flag"):
+                return self.t[j]
+            j -= 1
+        j = i - 2 if i >= 2 and self.t[i - 1].kind is Kind.OP else i - 1
+        if j >= 0 and self.t[j].kind is Kind.ENTITY:
+            return self.t[j]
+        return None
+
+    def share(self, j: int) -> tuple[float, int] | None:
+        """ "in twenty" / "out of four" at ``j`` (after one counted noun at
+        most): the whole a number before it is a share of, and the index
+        after it — not "one in ten minutes"."""
+        w = self.low
+        counted = j < self.n and self.t[j].role is Role.CONTENT and w(j) not in ("in", "out")
+        k = j + 1 if counted else j
+        if w(k) == "in":
+            k += 1
+        elif w(k) == "out" and w(k + 1) == "of":
+            k += 2
+        else:
+            return None
+        number = self.t[k].value if k < self.n and self.t[k].kind is Kind.NUMBER else None
+        if number is not None:
+            whole, after = number, k + 1
+        else:
+            read = self.word_number(k)
+            if read is None:
+                return None
+            whole, after = read
+        if w(after) in lx.DURATION_UNITS or w(after) in lx.SIZE_UNITS:
+            return None
+        # "one service in two regions" counts two things, not a share
+        noun_after = after < self.n and self.t[after].role is Role.CONTENT
+        if counted and noun_after and self.t[after].lemma != self.t[j].lemma:
+            return None
+        return whole, after
 
     def name_after_noun(self, start: int, written: str, used: Iterable[int]) -> None:
         """The number at ``start`` (``written``: with what is joined to it)
@@ -667,6 +747,10 @@ class _Scanner:
         if self.t[i].raw == ":" and key.kind is not Kind.ENTITY:
             return
         if value.kind is Kind.NUMBER and value.value is not None and i + 1 not in self.used:
+            measured = _measured_by_name(key.raw, value.value, value.raw)
+            if measured is not None:  # "timeout_ms = 500" is half a second
+                self.add(measured, i + 1)
+                return
             self.add(Fact(SETTING, key.lemma, (), value.raw, label=value.raw), i - 1, i + 1)
             self.used.discard(i - 1)
         elif value.kind in (Kind.WORD, Kind.ENTITY, Kind.CODE) and i + 1 not in self.used:
@@ -728,7 +812,7 @@ class _Scanner:
                         Fact(INTERVAL, "", (seconds,), self.text(i, i + said)), *range(i, i + said)
                     )
                 else:
-                    parsed = self.word_number(i)
+                    parsed = None if self.ranked(i) else self.word_number(i)
                     if parsed is not None:
                         value, j = parsed
                         if self.low(j) in _UNIT_WORDS or (
@@ -745,6 +829,44 @@ class _Scanner:
 
 # what follows a share that is left rather than used ("15% free")
 _LEFT_FREE = frozenset({"free", "left", "remaining", "available", "spare"})
+_RANK_NOUNS = frozenset(
+    {"priority", "severity", "sev", "tier", "level", "phase", "stage", "grade", "class", "category"}
+)
+# what basis points are hundredths of a percent of ("bps" alone is bits per second)
+_RATE_CUES = frozenset(
+    {"apy", "apr", "rate", "rates", "yield", "spread", "interest", "margin", "coupon", "discount"}
+)
+# a setting's name that ends in its unit ("…Seconds", "_ms", "_mb")
+_UNIT_IN_NAME = re.compile(
+    r"(?<=[a-z])(Seconds|Secs|Sec|Millis|Ms|Minutes|Mins|Hours|Days|Bytes|KB|MB|GB|Kb|Mb|Gb)$"
+    r"|[_.-](seconds|secs|sec|millis|ms|minutes|mins|hours|days|bytes|kb|mb|gb)$",
+)
+
+
+def _measured_by_name(name: str, value: float, said: str) -> Fact | None:
+    """A length or a size whose unit is the end of its setting's name."""
+    found = _UNIT_IN_NAME.search(name)
+    if found is None:
+        return None
+    unit = (found.group(1) or found.group(2)).lower()
+    text = f"{name} {said}"
+    if unit in _NAMED_SECONDS:
+        return Fact(DURATION, "", (value * _NAMED_SECONDS[unit],), text)
+    si, binary = lx.SIZE_UNITS[unit]
+    return Fact(SIZE, "", (value * si, value * binary), text)
+
+
+_NAMED_SECONDS = {
+    "seconds": 1.0,
+    "secs": 1.0,
+    "sec": 1.0,
+    "millis": 0.001,
+    "ms": 0.001,
+    "minutes": 60.0,
+    "mins": 60.0,
+    "hours": 3600.0,
+    "days": 86400.0,
+}
 # the units a setting's number may carry and still be read as a measure
 _MEASURED = frozenset(lx.DURATION_UNITS) | frozenset(lx.SIZE_UNITS)
 _RANGE_WORDS = frozenset({"through", "thru", "to", "till", "until", "-", "–", "—"})

@@ -13,7 +13,7 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from memory.judge import Candidate, Judge, OfflineJudge, Relation, Verdict, get_judge
-from memory.judge.facts import DURATION, RATE, SIZE, TIME, VERSION
+from memory.judge.facts import DURATION, PERCENT, RATE, SIZE, TIME, VERSION
 from memory.judge.statement import analyse
 
 HIGH = 0.93
@@ -231,6 +231,20 @@ def test_facts_are_normalised_to_common_units() -> None:
     assert temperatures == pytest.approx([275.15, 281.15])  # kelvin: 2 and 8 °C
     # without a part of the day the hour is ambiguous: no time is read
     assert not [f for f in analyse("Book by half past five.").facts if f.dim == TIME]
+    # basis points beside a rate, a share written as "one in twenty", a
+    # setting whose name ends in its unit
+    assert value("The promo pays 425 bps APY.", PERCENT) == (4.25,)
+    assert value("Raise the spread by 50 basis points.", PERCENT) == (0.5,)
+    assert value("Rollouts begin with one user in twenty.", PERCENT) == (5.0,)
+    assert value("Three out of four reviewers must approve.", PERCENT) == (75.0,)
+    assert value("The spec sets terminationGracePeriodSeconds: 90.", DURATION) == (90.0,)
+    assert value("Set timeout_ms = 500 on the client.", DURATION) == (0.5,)
+    # ... and what only looks like them: two things counted, a rank, an ordinal
+    assert not [f for f in analyse("Deploy one service in two regions.").facts if f.dim == PERCENT]
+    assert not [f for f in analyse("The maxItems setting is 50.").facts if f.dim == DURATION]
+    assert not analyse("Priority-one outages page the duty manager.").facts
+    assert not analyse("It needs a check by a second registered nurse.").facts
+    assert value("Wait a second before retrying.", DURATION) == (1.0,)
 
 
 # --- ports, versions, times --------------------------------------------------------
