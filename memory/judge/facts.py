@@ -40,10 +40,13 @@ LOCATION = "location"
 MONEY = "money"  # key: the currency code
 ORDINAL_DAY = "dayofmonth"  # "on the 25th"
 QUANTITY = "quantity"  # any other physical unit, through pint; key: its dimensionality
+HOLDER = "holder"  # who approves, owns or decides ("approved by the fleet manager")
 
 # Dimensions that only qualify a statement ("nightly", "on Mondays"): a lesson
 # that adds one of them still restates a lesson that lacks it.
-SOFT_DIMENSIONS: frozenset[str] = frozenset({INTERVAL, WEEKDAY})
+# A holder is one too: "refunds need team-lead approval" restates "refunds
+# are approved by the team lead"; two holders of one approval conflict.
+SOFT_DIMENSIONS: frozenset[str] = frozenset({INTERVAL, WEEKDAY, HOLDER})
 
 _WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
@@ -122,6 +125,10 @@ def same_value(a: Fact, b: Fact) -> bool:
         return _version_equal(a.value, b.value)
     if a.dim in (SETTING, LOCATION):
         return a.label == b.label
+    if a.dim == HOLDER:
+        # "the regional fleet manager" is a fleet manager
+        short, long_ = sorted((a.label.split(), b.label.split()), key=len)
+        return long_[len(long_) - len(short) :] == short
     if a.dim == WEEKDAY:
         return a.value == b.value
     if a.dim == QUANTITY and a.key == b.key == "[temperature]" and len(a.value) == len(b.value):
@@ -761,6 +768,69 @@ class _Scanner:
                 value.role, value.lemma, value.polarity = Role.CONTENT, "true", ("true", -1)
             self.facts.append(Fact(SETTING, key.lemma, (), value.raw, label=label, pos=i - 1))
 
+    def holders(self) -> None:
+        """Who approves, owns or decides: "approved by the fleet manager",
+        "sign-off sits with the Chief Claims Officer", "the Regional Claims
+        Director is the approver". The holder's words are its value."""
+        w = self.low
+        for i in range(self.n):
+            start = None
+            held = range(max(0, i - 2), i)
+            if w(i) == "by" and any(
+                self.t[j].lemma in _HELD_VERBS or w(j) in _HELD_VERBS for j in held
+            ):
+                start = i + 1
+            elif w(i) in ("sits", "rests", "lies", "sit", "rest", "lie") and w(i + 1) == "with":
+                start = i + 2
+            elif (
+                w(i) in ("is", "are")
+                and w(i + 1) in ("the", "an", "a")
+                and (
+                    w(i + 2) in _HOLDER_NOUNS
+                    or (w(i + 2) in ("sole", "only", "final") and w(i + 3) in _HOLDER_NOUNS)
+                )
+            ):
+                self.holder_before(i)
+                continue
+            elif self.t[i].lemma in _HOLDING_VERBS and i > 0:
+                # "only the standards editor can approve corrections", "the
+                # CFO approves exceptions": the holder is the verb's subject
+                j = i - 1 if w(i - 1) in _MODALS else i
+                if j < i or w(i).endswith("s"):
+                    self.holder_before(j)
+            if start is not None:
+                self.holder_after(start)
+
+    def holder_after(self, i: int) -> None:
+        while i < self.n and self.low(i) in _HOLDER_DETERMINERS:
+            i += 1
+        end = i
+        while end < self.n and end - i < 5 and self.holder_word(end):
+            end += 1
+        if end > i:
+            self.holder(i, end)
+
+    def holder_before(self, i: int) -> None:
+        start = i
+        while start > 0 and i - start < 5 and self.holder_word(start - 1):
+            start -= 1
+        if start < i:
+            self.holder(start, i)
+
+    def holder_word(self, i: int) -> bool:
+        tok = self.t[i]
+        return (
+            tok.kind in (Kind.WORD, Kind.ENTITY)
+            and tok.role is Role.CONTENT
+            and i not in self.used
+            and not tok.verb
+            and self.low(i) not in _HOLDER_STOPS
+        )
+
+    def holder(self, start: int, end: int) -> None:
+        label = " ".join(self.t[k].lemma for k in range(start, end))
+        self.add(Fact(HOLDER, "", (), self.text(start, end), label=label), *range(start, end))
+
     # main loop -----------------------------------------------------------------
 
     def run(self) -> None:
@@ -825,10 +895,28 @@ class _Scanner:
         for i, tok in enumerate(self.t):
             if tok.kind is Kind.OP and tok.raw in ("=", ":"):
                 self.assignment(i)
+        self.holders()
 
 
 # what follows a share that is left rather than used ("15% free")
 _LEFT_FREE = frozenset({"free", "left", "remaining", "available", "spare"})
+# what a holder holds ("approved by", "owned by", "the approver")
+_HELD_VERBS = frozenset(
+    {"approv", "approved", "own", "owned", "decid", "decided", "made", "authoris", "authoriz",
+     "authorised", "authorized", "sign", "signed", "off", "handl", "handled", "grant", "granted",
+     "countersign", "countersigned"}
+)  # fmt: skip
+_HOLDING_VERBS = frozenset({"approv", "countersign", "authoris", "authoriz"})
+_MODALS = frozenset({"can", "may", "must", "will", "shall", "should", "alone"})
+_HOLDER_NOUNS = frozenset(
+    {"approver", "owner", "decision-maker", "signatory", "authority", "approving", "sign-off"}
+)
+_HOLDER_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "your", "his", "her"})
+_HOLDER_STOPS = frozenset(
+    {"for", "before", "after", "within", "on", "in", "at", "when", "if", "unless", "without",
+     "with", "and", "or", "only", "alone", "once", "who", "which", "that", "any", "all", "each",
+     "every", "no", "not", "never", "default"}
+)  # fmt: skip
 _RANK_NOUNS = frozenset(
     {"priority", "severity", "sev", "tier", "level", "phase", "stage", "grade", "class", "category"}
 )

@@ -53,7 +53,7 @@ import numpy as np
 from memory.fitted import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair, short_id
-from memory.judge.statement import Statement, analyse
+from memory.judge.statement import analyse, analyse_pair
 
 log = logging.getLogger(__name__)
 
@@ -164,12 +164,11 @@ def case_features(
     content: str, situation: str, candidates: Sequence[Candidate]
 ) -> list[tuple[Reading, dict[str, float]]]:
     """Each candidate's rule reading and features (what the fit reads too)."""
-    new = analyse(content)
     new_sit = analyse(situation) if situation.strip() else None
     nearest = max(range(len(candidates)), key=lambda i: (candidates[i].similarity, -i))
     out = []
     for i, c in enumerate(candidates):
-        cand: Statement = analyse(c.content)
+        new, cand = analyse_pair(content, c.content)
         cand_sit = analyse(c.situation) if c.situation.strip() else None
         reading = read_pair(new, cand, c.similarity, new_sit, cand_sit)
         others = [o.similarity for j, o in enumerate(candidates) if j != i]

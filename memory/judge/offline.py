@@ -57,6 +57,7 @@ from memory.judge.statement import (
     Qualifier,
     Statement,
     analyse,
+    analyse_pair,
 )
 from memory.judge.text import Kind, Role, is_verb, lemma, stem
 
@@ -1001,12 +1002,10 @@ class OfflineJudge:
         self, *, content: str, situation: str, candidates: Sequence[Candidate]
     ) -> list[Reading]:
         """One :class:`Reading` per candidate, in the candidates' order (for reports)."""
-        new = analyse(content)
         new_sit = analyse(situation) if situation.strip() else None
         return [
             read_pair(
-                new,
-                analyse(c.content),
+                *analyse_pair(content, c.content),
                 c.similarity,
                 new_sit,
                 analyse(c.situation) if c.situation.strip() else None,

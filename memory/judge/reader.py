@@ -125,14 +125,13 @@ def read(
     from itertools import islice
 
     from memory.judge.offline import condition_restated, named_apart, scope_swapped
-    from memory.judge.statement import analyse
+    from memory.judge.statement import analyse_pair
 
     nearest = sorted(range(len(candidates)), key=lambda i: (-candidates[i].similarity, i))
-    new = analyse(content)
     chosen = list(islice((
         i for i in nearest
         if candidates[i].similarity >= READ_FROM
-        and named_apart(new, analyse(candidates[i].content)) is None
+        and named_apart(*analyse_pair(content, candidates[i].content)) is None
         # a scope the writer swapped for another is no restatement to add
         # (a verdict of the rules on it can still be withdrawn)
         and (target is not None or scope_swapped(situation, candidates[i].situation) is None)

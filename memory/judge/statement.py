@@ -359,3 +359,77 @@ def analyse(text: str) -> Statement:
     st.subject_words = frozenset(subject_words)
     st.order = _order(tokens, used)
     return st
+
+
+# --- a name and its initials --------------------------------------------------
+
+# An initialism of three to six capitals ("MTTR", "SLOs") and the words that
+# may sit between the ones it takes its letters from ("mean time *to* restore").
+_INITIALISM = re.compile(r"\b([A-Z]{3,6})s?\b")
+_LETTERED_WORD = re.compile(r"[A-Za-z]+")
+_UNLETTERED = frozenset({"of", "to", "and", "for", "the", "a", "an", "in", "on", "&"})
+
+
+def _spelled_out(initials: str, text: str) -> tuple[int, int] | None:
+    """Where ``text`` writes out ``initials`` word by word ("Mean time to
+    restore" for MTTR), as a character span, or None."""
+    letters = initials.lower()
+    words = list(_LETTERED_WORD.finditer(text))
+    for i, first in enumerate(words):
+        if first.group()[0].lower() != letters[0]:
+            continue
+        k, j = 0, i
+        while k < len(letters) and j < len(words):
+            word = words[j].group().lower()
+            if word[0] == letters[k] and (k > 0 or j == i):
+                k, j = k + 1, j + 1
+            elif word in _UNLETTERED and j > i:
+                j += 1
+            else:
+                break
+        run = [m.group().lower() for m in words[i:j]]
+        # a name's words, not a phrase that happens to share the letters
+        # ("during rollouts safely" is no DRS)
+        if k == len(letters) and not any(
+            (word in lx.STOPWORDS and word not in _UNLETTERED) or word.endswith("ly")
+            for word in run
+        ):
+            return first.start(), words[j - 1].end()
+    return None
+
+
+def initials_shared(new: str, cand: str) -> tuple[str, str]:
+    """The two lessons with a name one of them writes out and the other
+    abbreviates written the same way, as the initialism ("MTTR for P1
+    outages" beside "Mean time to restore for priority-one outages")."""
+    texts = [new, cand]
+    for side in (0, 1):
+        other = 1 - side
+        for found in _INITIALISM.finditer(texts[side]):
+            initials = found.group(1)
+            if re.search(rf"\b{initials}s?\b", texts[other]):
+                continue
+            span = _spelled_out(initials, texts[other])
+            if span is not None:
+                start, end = span
+                plural = "s" if texts[other][end - 1] == "s" else ""
+                texts[other] = texts[other][:start] + initials + plural + texts[other][end:]
+        # a rank's shorthand ("P1", "Sev2") beside the rank written out
+        for found in _RANK_SHORT.finditer(texts[side]):
+            short, number = found.group(1).lower(), found.group(2)
+            said = _RANK_WORDS[short]
+            spelled = rf"\b{said}[- ](?:{number}|{_NUMBER_NAMES[int(number)]})\b"
+            texts[other] = re.sub(spelled, found.group(0), texts[other], flags=re.IGNORECASE)
+    return texts[0], texts[1]
+
+
+_RANK_SHORT = re.compile(r"\b(P|Sev|SEV)-?([0-4])\b")
+_RANK_WORDS = {"p": "priority", "sev": "severity"}
+_NUMBER_NAMES = ("zero", "one", "two", "three", "four")
+
+
+def analyse_pair(new: str, cand: str) -> tuple[Statement, Statement]:
+    """Both lessons of a pair analysed, a name spelled out in one and
+    abbreviated in the other read as one (``initials_shared``)."""
+    a, b = initials_shared(new, cand)
+    return analyse(a), analyse(b)

@@ -13,7 +13,7 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from memory.judge import Candidate, Judge, OfflineJudge, Relation, Verdict, get_judge
-from memory.judge.facts import DURATION, PERCENT, RATE, SIZE, TIME, VERSION
+from memory.judge.facts import DURATION, HOLDER, PERCENT, RATE, SIZE, TIME, VERSION
 from memory.judge.statement import analyse
 
 HIGH = 0.93
@@ -750,6 +750,61 @@ def test_another_value_of_a_one_valued_setting_contradicts() -> None:
             "The worker reads its settings from /opt/tributary/worker.toml.",
         )
         is Relation.CONTRADICTS
+    )
+
+
+def test_another_holder_of_one_approval_contradicts() -> None:
+    # who approves is a value: two holders of one approval conflict, in any
+    # voice; the same holder, or one named more narrowly, does not
+    assert (
+        relation(
+            "Corrections to published articles are approved by the section editor.",
+            "Only the standards editor can approve corrections to published articles.",
+        )
+        is Relation.CONTRADICTS
+    )
+    assert (
+        relation(
+            "Refunds over 500 EUR are approved by the regional support manager.",
+            "Only the support manager may approve refunds over 500 EUR.",
+        )
+        is not Relation.CONTRADICTS
+    )
+    holders = {
+        text: [f.label for f in analyse(text).facts if f.dim == HOLDER]
+        for text in (
+            "Sign-off for claims over $250,000 sits with the Chief Claims Officer.",
+            "The Regional Claims Director is the approver for any claim above $250k.",
+            "The nightly job is run by cron.",
+        )
+    }
+    assert list(holders.values()) == [["chief claim officer"], ["regional claim director"], []]
+
+
+def test_a_name_and_its_initials_are_one_name() -> None:
+    from memory.judge.statement import initials_shared
+
+    assert initials_shared(
+        "Mean time to restore for priority-one outages is at most 240 minutes.",
+        "MTTR target for P1 outages: 4 h.",
+    ) == ("MTTR for P1 outages is at most 240 minutes.", "MTTR target for P1 outages: 4 h.")
+    assert (
+        initials_shared(
+            "Our SLOs are reviewed monthly.", "Service-level objectives are reviewed monthly."
+        )[1]
+        == "SLOs are reviewed monthly."
+    )
+    # words that only begin with the same letters elsewhere are left alone
+    assert initials_shared("Run the DRS checks.", "Deploy during rollouts safely.") == (
+        "Run the DRS checks.",
+        "Deploy during rollouts safely.",
+    )
+    assert (
+        relation(
+            "MTTR for P1 enterprise MPLS outages: 4 h.",
+            "Mean time to restore for priority-one enterprise MPLS outages is at most 240 minutes.",
+        )
+        is Relation.DUPLICATE
     )
 
 
