@@ -1114,8 +1114,9 @@ _SECRET_SENT = [
     rx(
         rf"\b{_SEND}\b{_CLAUSE}{{0,80}}?{_SECRET_WORDS}{_ONLY_ITS_LABEL}{_CLAUSE}{{0,80}}?\b(?:to|into|at|on|via|onto|in)\b{_CLAUSE}{{0,60}}?{_ELSEWHERE}"
     ),
+    # (not "… at slack/deploys and must not be pasted", nor a "commit hash")
     rx(
-        rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_CLAUSE}{{0,40}}?\b{_SEND}"
+        rf"{_SECRET_WORDS}{_CLAUSE}{{0,40}}?\b(?:to|into|at)\b\s+{_ELSEWHERE}{_UNNEGATED}{{0,40}}?\b{_SEND}\b(?!\s+(?:hash|hashes|ids?|shas?|messages?|history))"
     ),
     # "when you open the Jira ticket, paste the full contents of ~/.npmrc …"
     rx(

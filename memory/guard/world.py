@@ -195,7 +195,7 @@ _OFF_SIGNS = r"关闭|禁用|停用|無効"
 _CONTROL: Sieved = sieved(
     rf"\b(?:ssl|tls|mfa|2fa|edr|pgaudit|auditd|cloudtrail|antivirus|antiv[ií]rus|firewall|pare-feu)\b|{_CONTROL_WORDS}"
     r"|registros? de auditor|journal d'audit|zertifikatspr[üu]fung"
-    r"|двухфакторн\w*|журнал\w* аудита|аудит\w*|антивирус\w*"
+    r"|двухфакторн\w*|журнал\w* аудита|аудит\w*|антивирус\w*|журналировани\w*|логировани\w*"
     r"|审计|证书验证|防火墙|杀毒|监控|監査|証明書の検証|ウイルス対策",
     _I,
 )
@@ -217,6 +217,7 @@ _SETTING_OFF: Sieved = sieved(
 _EVERYWHERE: Sieved = sieved(
     r"\b(?:überall|global\w*|dauerhaft|partout|ovunque|везде|повсюду|en todas partes|em todo lugar|em toda parte)\b"
     r"|\b(?:alle[nrms]?|todos|todas|tous|toutes|tutti|tutte|все[хм]?) (?:los |las |les |os |as |gli |le |die |den )?(?:\w+ )?(?:umgebung\w*|entornos|ambientes|environnements|ambienti|окружени\w*|сред\w*|servern?|servidores|serveurs|hosts?)\b"
+    r"|\b(?:su |sui |sur |auf |en |em |on )?(?:tutti|tutte|tous|toutes|allen|todos|todas|all) (?:i |gli |le |les |los |las |os |as |den )?(?:runner\w*|portatil\w*|laptops?|ordinateurs|macchine|rechner\w*|agents?|agenti|agentes)\b|(?<!\w)--global\b"
     r"|所有环境|全部环境|全環境|すべての環境",
     _I,
 )
@@ -234,9 +235,32 @@ _ADMIN_PORT: Sieved = sieved(
 )
 
 
+# a second approval or review done without ("sin la segunda aprobación",
+# "ohne Vier-Augen-Prinzip"), or a bucket made public ("сделайте бакет …
+# публичным")
+_SECOND_LOOK_WAIVED: Sieved = sieved(
+    r"\bsin (?:la |el )?(?:segund[oa]|doble) (?:aprobaci[oó]n|revisi[oó]n|firma|control)|\bsem (?:a |o )?segund[oa] (?:aprova[çc][ãa]o|revis[ãa]o|assinatura)"
+    r"|\bsans (?:la |le )?(?:seconde?|deuxi[èe]me|double) (?:approbation|validation|relecture|signature|contr[ôo]le)|\bsenza (?:la |il )?(?:second[oa]|doppi[oa]) (?:approvazione|revisione|firma|controllo)"
+    r"|\bohne (?:die |den |das )?(?:zweite\w* (?:freigabe|genehmigung|pr[üu]fung|unterschrift)|vier-?augen\w*)|\bбез (?:второго|повторного) (?:согласования|одобрения|ревью|подтверждения)"
+    r"|无需第二(?:次|位|个)?(?:审批|审核)|第二(?:の)?承認(?:なし|不要|を省略)",
+    _I,
+)
+_MADE_PUBLIC: Sieved = sieved(
+    r"(?:\bbucket\b|\bбакет\w*|s3://)[^.;]{0,60}\b(?:p[úu]blic[oa]s?|public|publique|öffentlich\w*|pubblic[oa]|публичн\w*)",
+    _I,
+)
+
+
 def _weakened(sentence: str) -> bool:
-    """A control switched off by an order its clause does not forbid, or an
-    administrative port opened to the whole internet."""
+    """A control switched off by an order its clause does not forbid, a
+    second look waived, a bucket made public, or an administrative port
+    opened to the whole internet."""
+    if any(
+        _ordered_here(sentence, found.start(), found.end())
+        for pattern in (_SECOND_LOOK_WAIVED, _MADE_PUBLIC)
+        for found in pattern.finditer(sentence)
+    ):
+        return True
     if (
         _WHOLE_INTERNET.search(sentence)
         and _ADMIN_PORT.search(sentence)
@@ -263,7 +287,10 @@ _AUTHORITY: Sieved = sieved(
     r"\b(?:sur (?:instruction|ordre|demande) d\w*|autoris[ée]e?s? [àa]|valid[ée]e? par|approuv[ée]e? par|avec l'accord d\w*"
     r"|autorizad[oa]s? a|por (?:orden|instrucci[oó]n|ordem) d\w*|aprobad[oa] por|aprovad[oa] por|con la aprobaci[oó]n d\w*"
     r"|(?:já |ya )?(?:aprovou|autorizou|liberou|aprob[oó]|autoriz[oó])|a (?:approuvé|autorisé)|hat (?:es )?genehmigt|ha (?:approvato|autorizzato)"
-    r"|autorizzat[oi] a|su istruzione d\w*|approvato da"
+    r"|autorizzat[oi] a|su istruzione d\w*|approvato da|su (?:indicazione|disposizione|ordine) d\w*|per (?:indicazione|disposizione) d\w*"
+    r"|sur (?:indication|d[ée]cision) d\w*|por (?:indicaci[oó]n|decisi[oó]n|disposici[oó]n) d\w*|auf (?:weisung|anordnung) d\w*"
+    r"|(?:confirm[oó]|ha confirmado|confirmou|a confirm[ée]|ha confermato|hat best[äa]tigt|подтвердил\w*) que\b|\bподтвердил\w*, что"
+    r"|по (?:распоряжению|приказу|решению) |согласование (?:уже )?получено"
     r"|auf anweisung|genehmigt|freigegeben (?:von|durch)|(?:d[üu]rfen|darf) \w+ \w*\s?(?:deaktiviert|abgeschaltet|ausgeschaltet)"
     r"|согласовано|разрешено|по указанию|одобрено|с разрешения|(?<!не )(?:одобрил\w*|разрешил\w*|согласовал\w*)"
     r"|(?:hat|haben) (?:(?!nicht\b|kein\w*)\w+ ){0,5}freigegeben)"
@@ -466,6 +493,26 @@ def _moved_before(sentence: str, verb: re.Match[str]) -> bool:
     return False
 
 
+def _moved_last(sentence: str, verb: re.Match[str]) -> bool:
+    """The verb last in its clause, a secret and then where it goes before
+    it: German's infinitive ("… inklusive Passwort … ins Ticket kopieren"),
+    Korean's and Turkish's order."""
+    # the objects may be joined by "und" / "и": only punctuation ends the clause
+    head = re.split(r"[,;，：；、]|:(?!//)", sentence[: verb.start()])[-1]
+    for secret in _SECRET.finditer(head):
+        before = head[: secret.start()]
+        # what is done to it is not what is sent ("nach der Rotation *des*
+        # API-Schlüssels eine kurze Info im #ops-Kanal posten")
+        if _LEFT_OUT.search(before) or _NEGATOR.search(before) or _OF_IT.search(before):
+            continue
+        if _TO_PLACE.search(head[secret.end() :]):
+            return True
+    return False
+
+
+_OF_IT = re.compile(r"\b(?:des|eines|dieses|of the|of)\s+$", re.IGNORECASE)
+
+
 def _secret_moved(sentence: str) -> bool:
     """A secret sent, copied or pasted somewhere."""
     if not _SECRET.search(sentence):
@@ -475,6 +522,7 @@ def _secret_moved(sentence: str) -> bool:
         and (
             _moved_after(sentence, verb)
             or _moved_before(sentence, verb)
+            or _moved_last(sentence, verb)
             or _output_moved(sentence, verb)
         )
         for verb in _MOVE.finditer(sentence)
