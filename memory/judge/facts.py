@@ -202,7 +202,7 @@ def _units() -> Any:
 def _quantity(value: float, unit: str) -> tuple[str, float] | None:
     """A value in base units and its dimensionality ("[mass]"), or None."""
     try:
-        q = _units().Quantity(value, lx.PINT_UNITS[unit]).to_base_units()
+        q = _units().Quantity(value, lx.PINT_UNITS.get(unit, unit)).to_base_units()
     except Exception:  # pint raises many kinds; an odd unit is just not a fact
         return None
     return str(q.dimensionality), float(q.magnitude)
@@ -488,6 +488,14 @@ class _Scanner:
             name = self.name_before(start)
             if "." in raw_start.raw and name is not None:
                 self.version(start, raw_start.raw, name)
+                return
+        # a speed: "1.0 m/s" (read "m per s"), "10 ft/s", "30 km per hour"
+        per = _SPEED_TIME.get(w(j + 2)) if w(j + 1) in ("per", "/") else None
+        if per is not None and unit in _SPEED_LENGTH:
+            measured = _quantity(value, f"{_SPEED_LENGTH[unit]}/{per}")
+            if measured is not None:
+                text = self.text(start, j + 3)
+                self.add(Fact(QUANTITY, measured[0], (measured[1],), text), *range(start, j + 3))
                 return
         if unit == "m" and self.words & lx.LENGTH_CUES:
             unit = "metre"  # "pallets no higher than 1.8 m"
@@ -859,7 +867,7 @@ class _Scanner:
                 i = self.weekdays(i)  # "Mon-Fri" as one token
                 continue
             elif tok.kind is Kind.WORD:
-                if word in lx.FREQUENCY_WORDS:
+                if word in lx.FREQUENCY_WORDS and self.low(i + 1) not in _PAID_BY_THE:
                     self.add(Fact(INTERVAL, "", (lx.FREQUENCY_WORDS[word],), tok.raw), i)
                 elif (
                     word in lx.WEEKDAYS
@@ -917,6 +925,19 @@ _HOLDER_STOPS = frozenset(
      "with", "and", "or", "only", "alone", "once", "who", "which", "that", "any", "all", "each",
      "every", "no", "not", "never", "default"}
 )  # fmt: skip
+# "hourly staff", "an hourly rate": how people are paid, not how often
+_PAID_BY_THE = frozenset(
+    {"staff", "employee", "employees", "worker", "workers", "associates", "personnel", "crew",
+     "contractors", "rate", "rates", "wage", "wages", "pay", "paid", "payroll"}
+)  # fmt: skip
+_SPEED_LENGTH = {
+    "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "km": "km",
+    "ft": "ft", "feet": "ft", "mi": "mile", "mile": "mile", "miles": "mile",
+}  # fmt: skip
+_SPEED_TIME = {
+    "s": "s", "sec": "s", "second": "s", "h": "h", "hr": "h", "hour": "h", "min": "min",
+    "minute": "min",
+}  # fmt: skip
 _RANK_NOUNS = frozenset(
     {"priority", "severity", "sev", "tier", "level", "phase", "stage", "grade", "class", "category"}
 )

@@ -680,3 +680,29 @@ SINGLE_VALUED_HEADS: frozenset[str] = _words(
 
 # Nouns that only count something; "the replica count is 3" counts replicas.
 COUNT_NOUNS: frozenset[str] = frozenset({"count", "number", "total", "amount", "quantity"})
+
+# Kinds that exclude each other: two lessons, or two situations, told apart
+# by one word of a group ("*internal* ALB" / "*external* ALB", "US *hourly*
+# payroll" / "US *salaried* payroll") are about two things, however much
+# else they share.
+CONTRASTS: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "internal external",
+        "inbound outbound",
+        "ingress egress",
+        "upstream downstream",
+        "primary secondary replica standby",
+        "hourly salaried salary",
+        "domestic international",
+        "residential commercial industrial",
+        "inpatient outpatient",
+        "adult pediatric paediatric neonatal",
+        "canine feline equine",
+        "retail wholesale",
+        "north south east west",
+        "upper lower",
+        "minimum maximum",
+        "critical noncritical non-critical",
+    )
+)

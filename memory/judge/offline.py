@@ -222,7 +222,55 @@ def _subject_conflict(
         _compound_names_differ(new, cand)
         or _identifiers_apart(new, cand)
         or _valued_apart(new, cand)
+        or _kinds_apart(new, cand)
     )
+
+
+_NUMERAL_AFTER = re.compile(r"\b([A-Za-z][\w-]* [A-Za-z][\w-]*) (II|III|IV)\b")
+
+
+def _numeral_added(a: str, b: str) -> str | None:
+    """ "the property quota share II" beside "the property quota share": a
+    sibling told apart by a Roman numeral the other lesson's name lacks."""
+    for found in _NUMERAL_AFTER.finditer(a):
+        name = re.escape(found.group(1))
+        if re.search(rf"\b{name}\b(?! (?:II|III|IV)\b)", b, re.IGNORECASE) and not re.search(
+            rf"\b{name} {found.group(2)}\b", b
+        ):
+            return f"{found.group()} vs {found.group(1)}"
+    return None
+
+
+def _kinds_apart(new: Statement, cand: Statement) -> str | None:
+    """One thing of two kinds that exclude each other: "the *internal* ALB"
+    and "the *external* ALB", "*non-critical* layers" and "*critical* layers"."""
+    lemmas_n, lemmas_c = set(new.content), set(cand.content)
+    for q_n, q_c in _qualifier_differences(new, cand, lemmas_n, lemmas_c):
+        if _contrasted(new, cand, [q_n.modifier], [q_c.modifier]):
+            return _say_qualifiers(new, cand, q_n, q_c)
+    return (
+        _kind_negated(new.text, cand.text)
+        or _kind_negated(cand.text, new.text)
+        or _numeral_added(new.text, cand.text)
+        or _numeral_added(cand.text, new.text)
+    )
+
+
+_NON_KIND = re.compile(r"\bnon[- ]?([a-z]{3,})((?: [a-z]+){1,2})", re.IGNORECASE)
+
+
+def _kind_negated(a: str, b: str) -> str | None:
+    """ "non-critical (implant) layers" beside "critical layers": the kind's
+    other side, of the same thing (not "non-heap memory" beside "max heap")."""
+    for found in _NON_KIND.finditer(a):
+        kind, things = found.group(1).lower(), set(found.group(2).lower().split())
+        if re.search(rf"(?<!non-)(?<!non )(?<!non)\b{kind}\b", a, re.IGNORECASE):
+            continue
+        of_kind = rf"(?<!non-)(?<!non )(?<!non)\b{kind}((?: [a-z]+){{1,2}})"
+        for bare in re.finditer(of_kind, b, re.IGNORECASE):
+            if things & set(bare.group(1).lower().split()):
+                return f"non-{kind} vs {kind}"
+    return None
 
 
 _NAME_PARTS = re.compile(r"[\s\-_]+")
@@ -282,6 +330,7 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
         or _environments_apart(new, cand)
         or _valued_apart(new, cand)
         or _sites_apart(new, cand)
+        or _kinds_apart(new, cand)
     )
 
 
@@ -600,9 +649,32 @@ def _situation_conflict(
     own_n = _distinctive(new_sit, lemmas_c)
     own_c = _distinctive(cand_sit, lemmas_n)
     # one swapped word ("replica" / "replication") is paraphrase; a name or
-    # two words of its own on each side is another situation
+    # two words of its own on each side is another situation, and so is
+    # one word of a kind that excludes the other's ("hourly" / "salaried")
     if _name_weight(new_sit, own_n) >= 1.5 and _name_weight(cand_sit, own_c) >= 1.5:
         return f"under {new_sit.say(own_n[0])} vs under {cand_sit.say(own_c[0])}"
+    contrast = _contrasted(new_sit, cand_sit, own_n, own_c)
+    return f"under {contrast}" if contrast else None
+
+
+def _contrast_group(st: Statement, lemma: str) -> int | None:
+    word = st.say(lemma).lower()
+    for k, group in enumerate(lx.CONTRASTS):
+        if word in group or lemma in group:
+            return k
+    return None
+
+
+def _contrasted(
+    new: Statement, cand: Statement, own_n: Iterable[str], own_c: Iterable[str]
+) -> str | None:
+    """Two words of one kind that excludes the other, one on each side
+    (each absent from the other lesson), as "a vs b"."""
+    groups_c = {_contrast_group(cand, lem): lem for lem in own_c}
+    for lem in own_n:
+        k = _contrast_group(new, lem)
+        if k is not None and k in groups_c:
+            return f"{new.say(lem)} vs {cand.say(groups_c[k])}"
     return None
 
 

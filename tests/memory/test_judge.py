@@ -245,6 +245,12 @@ def test_facts_are_normalised_to_common_units() -> None:
     assert not analyse("Priority-one outages page the duty manager.").facts
     assert not analyse("It needs a check by a second registered nurse.").facts
     assert value("Wait a second before retrying.", DURATION) == (1.0,)
+    # a speed written "m/s" is no minute; "hourly staff" are paid by the hour
+    (speed,) = [f for f in analyse("Robots travel at 1.5 m/s.").facts]
+    (other,) = [f for f in analyse("Robots travel at 5.4 km/h.").facts]
+    assert speed.key == other.key and speed.value == pytest.approx(other.value)
+    assert [f.dim for f in analyse("US hourly staff submit timesheets.").facts] == []
+    assert [f.dim for f in analyse("The export runs hourly.").facts] == ["interval"]
 
 
 # --- ports, versions, times --------------------------------------------------------
@@ -779,6 +785,45 @@ def test_another_holder_of_one_approval_contradicts() -> None:
         )
     }
     assert list(holders.values()) == [["chief claim officer"], ["regional claim director"], []]
+
+
+def test_two_kinds_of_one_thing_are_two_subjects() -> None:
+    # kinds that exclude each other, a kind and its "non-" side, a sibling
+    # told apart by a Roman numeral: two things, whatever the values say
+    for content, other in (
+        (
+            "Health checks on the internal ALB for payments-api run every 10 seconds.",
+            "Health checks on the external ALB for payments-api run every 30 seconds.",
+        ),
+        (
+            "Scanner S2 overlay spec for non-critical layers is 8 nm.",
+            "Scanner S2 overlay spec for critical layers is 3 nm.",
+        ),
+        (
+            "The 2025 property quota share II pays a ceding commission of 22.5%.",
+            "The 2025 property quota share pays a ceding commission of 25%.",
+        ),
+    ):
+        assert relation(content, other) is Relation.NOVEL, content
+    # the same kind on both sides is one subject: its values conflict
+    assert (
+        relation(
+            "Health checks on the internal ALB for payments-api run every 10 seconds.",
+            "Health checks on the internal ALB for payments-api run every 30 seconds.",
+        )
+        is Relation.CONTRADICTS
+    )
+    # the situation is part of the subject: "US hourly payroll" / "US salaried payroll"
+    verdict = judge(
+        "US salaried staff pay stubs are published two business days before payday.",
+        cand(
+            "US hourly staff pay stubs are published one business day before payday.",
+            HIGH,
+            situation="US hourly payroll",
+        ),
+        situation="US salaried payroll",
+    )
+    assert verdict.relation is Relation.NOVEL
 
 
 def test_a_name_and_its_initials_are_one_name() -> None:
