@@ -45,7 +45,7 @@ from memory.guard.harm import (
     typosquat,
     untrusted_install,
 )
-from memory.guard.negation import negators
+from memory.guard.negation import AFTER_THE_VERB, negators
 from memory.guard.regex import Sieved, sieved
 from memory.guard.steering import (
     CONCEAL,
@@ -112,7 +112,7 @@ _MENTION_AFTER = sieved(
     r"\s*(?:-\s*)?(?:style|type|pattern|installers?|one-liners?)\b"
     # forbidden after it, as Korean and Japanese put it ("curl | bash 방식의
     # 설치 스크립트를 쓰지 않는다", "… は実行しないでください")
-    r"|[^.。!?\n]{0,40}?(?:지 않는다|지 않습니다|지 마세요|지 말 것|지 말아야|금지|しないで|しない|してはいけない|禁止)",
+    rf"|[^.。!?\n]{{0,40}}?{AFTER_THE_VERB}",
     re.IGNORECASE,
 )
 _MENTIONABLE = frozenset({"remote-code", "tool-call", "destructive-command"})

@@ -52,7 +52,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from memory.guard.negation import negators
+from memory.guard.negation import AFTER_THE_VERB, negators
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
 
@@ -130,7 +130,7 @@ _CLAUSE_END = re.compile(
 # What forbids the verb that follows it in its clause.
 _NEGATOR: Sieved = sieved(negators(("not", "never"), look_alikes=False), _I)
 _NEGATED_AFTER: Sieved = sieved(
-    r"^\S{0,6}(?:ないで|ない|ません|禁止)|^[^,.;]{0,30}\b(?:nicht|nie|pas|jamais)\b", _I
+    rf"^\S{{0,6}}{AFTER_THE_VERB}|^[^,.;]{{0,30}}\b(?:nicht|nie|pas|jamais)\b", _I
 )
 
 # Kept from the user: the user (or the reply) named.
