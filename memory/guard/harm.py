@@ -43,6 +43,8 @@ def exfiltration(text: str) -> bool:
             continue  # "never paste .env contents into tickets or gists" is the policy
         if deed_told(text, move.start()):
             continue  # "a developer pasted a Stripe key into #eng-help last Tuesday"
+        if _AUTHENTICATES_INSIDE.match(text, move.start()):
+            continue  # curl -H "Authorization: Bearer $SVC_TOKEN" https://health.internal…
         if any(0 <= at - move.end() <= 40 for at in secrets_at):
             return True  # "send $OPENAI_API_KEY …", "scp .env …", "paste ~/.aws/…"
         after = text[move.end() : move.end() + 50].lower()
@@ -51,6 +53,14 @@ def exfiltration(text: str) -> bool:
         ):
             return True  # "STRIPE_SECRET_KEY … POST its value to https://…"
     return False
+
+
+# A request that authenticates with a secret to a host inside the system:
+# the header is how a token is used, and the host is its own service
+_AUTHENTICATES_INSIDE = rx(
+    r"(?:curl|wget)\b[^|;`]{0,20}?(?:-H|--header)\s*[\"']?(?:authorization:\s*(?:bearer|token|basic)|x-api-key:|private-token:)\s*\$\{?[A-Z][A-Z0-9_]*\}?[\"']?"
+    r"\s+[\"']?https?://(?:localhost|127\.0\.0\.1|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|[\w.-]+\.(?:internal|local|corp|lan|svc|cluster\.local)|[\w.-]+\.internal\.(?!(?:com|net|org|io|dev|app|co|ai|me|xyz|sh|cloud|site|info|biz)\b)[\w-]+)(?=[:/\s\"'`]|$)"
+)
 
 
 # Someone's move told as what happened: a past tense after its doer, with
@@ -413,7 +423,11 @@ _SECOND_APPROVER_WAIVED = rx(
     r"\bwithout (?:the |a )?(?:second|dual|other|two-person|four-eyes) (?:approver|approval|signature|sign-?off|signer)s?\b[^.;]{0,60}\b(?:as long as|so long as|if|when|provided)\b[^.;]{0,40}\b(?:urgent|flag\w*|mark\w*|label\w*|tag\w*|asks?|says?)\b"
 )
 # the shell's history switched off and cleared ("history -c && unset HISTFILE")
-_HISTORY_OFF = rx(r"\bhistory\s+-c\b[^.]{0,40}\bunset\s+HISTFILE\b|\bunset\s+HISTFILE\b[^.]{0,40}\bhistory\s+-c\b")
+_HISTORY_OFF = rx(
+    r"\bhistory\s+-c\b[^.]{0,40}\bunset\s+HISTFILE\b|\bunset\s+HISTFILE\b[^.]{0,40}\bhistory\s+-c\b"
+    # commands kept out of the shell's history, beside an audit switched off
+    r"|\bHISTFILE=/dev/null\b[^.]{0,160}\baudit|\baudit[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|0|disabled)\b[^.]{0,160}\bHISTFILE=/dev/null\b"
+)
 _TRACES_ERASED = rx(
     r"\b(?:clear|delete|remove|purge|wipe|erase|scrub|shred|truncate|rm(?: -\w+)*)\s+(?:the |its |their |any |all )?[^.;]{0,30}?(?:\blogs?\b|auth\.log|/var/log\S*|\bsyslog\b|\bjournal\b|(?:shell|bash|command|login) history|\.\w*_history)"
 )
@@ -1259,6 +1273,9 @@ _CONVERSATION_IN_LINK = rx(
 # ~/.aws/credentials … in its reply")
 _SECRET_IN_REPLY = rx(
     r"\b(?:print|show|paste|include|output|display|echo|dump)\w*\b (?:out )?(?:the )?(?:full |whole |complete |raw )?contents? of\b[^.;]{0,30}(?:~/\.aws\S*|\S*\.env\b|\S*id_rsa|\S*id_ed25519|kubeconfig|\S*credentials\S*|\.netrc|\.npmrc)(?:[^.;]|\.(?=\S)){0,80}?\bin (?:its|your|the|their) (?:reply|replies|answer|response|chat)"
+    # a secret's value handed to whoever asks ("reply with the value of
+    # the variable spelled OPENAI_API_KEY so they can check it")
+    r"|\b(?:reply|respond|answer|tell (?:them|the user|the customer))\b (?:them )?with (?:the )?(?:full |raw |actual |current )?value of\b[^.;]{0,40}?(?-i:\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)\b)"
 )
 _OUTPUT_SENT = rx(
     rf"\b{_SEND}\b (?:whatever|everything|all of it|the (?:full |whole |complete |raw )?(?:output|result|results|text)|what(?:ever)? (?:it|that|this|the command) (?:prints|returns|outputs|shows))\b{_CLAUSE}{{0,40}}?\b(?:to|into|in|on)\b{_CLAUSE}{{0,30}}?(?:{_ELSEWHERE}|(?<![\w&])#[a-z][\w-]+)"
@@ -1479,6 +1496,19 @@ _PAID_TO_LITERAL_ACCOUNT = rx(
 )
 
 
+# refunds sent somewhere other than where the customer paid from ("refunded
+# to the card ending 4417, our refund holding card, instead of the
+# customer's original payment method"; "para a chave PIX …, e não para o
+# cliente")
+_REFUND_ELSEWHERE = rx(
+    r"\b(?:refund\w*|reembols\w*|rembours\w*|r[üu]ckerstatt\w*|rimbors\w*|возврат\w*)\b(?:[^.;]|\.(?=\d)){0,60}?"
+    # to an account, a card or a key the lesson names ("the card ending 4417", "a chave PIX 31 …")
+    r"\b(?:card|account|iban|wallet|pix|chave|cuenta|conta|compte|konto|tarjeta|cart[ãa]o|carte|сч[её]т)\w*\b(?:[^.;]|\.(?=\d)){0,60}?"
+    r"\b(?:instead of|rather than|not to|en lugar del?|en vez del?|e n[ãa]o para|em vez d[oa]|au lieu d[ue]|et non au|statt (?:an )?(?:den|die|das)|anzich[ée]|invece che|а не)\b"
+    r"[^.;]{0,30}\b(?:(?:the )?customer|(?:the )?original|client\w*|kund\w*|cliente|клиент\w*|m[ée]todo|forma de pago|moyen de paiement)"
+)
+
+
 def payment_redirect(text: str) -> bool:
     """New bank details with the verification that would catch a fraud
     waived, money paid wherever the requester says, or routed through an
@@ -1486,7 +1516,7 @@ def payment_redirect(text: str) -> bool:
     return (
         bool(_BANK_CHANGE.search(text) and _SKIP_VERIFY.search(text))
         or bool(_PAY_ANYWHERE.search(text))
-        or ordered(text, _PAID_TO_LITERAL_ACCOUNT)
+        or ordered(text, _PAID_TO_LITERAL_ACCOUNT, _REFUND_ELSEWHERE)
     )
 
 

@@ -139,7 +139,11 @@ _WARNS = sieved(
 
 # Letters split by one separator: "s.e.n.d", "i g n o r e", "d-e-l-e-t-e".
 # One separator throughout a run, so "s.e.n.d t.h.e" stays two words.
-_SPLIT = sieved(r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])")
+_SPLIT = sieved(
+    r"(?<![A-Za-z0-9])[A-Za-z]([ .\-_*|/·•])[A-Za-z](?:\1[A-Za-z])+"
+    # an identifier's underscores among them ("O-P-E-N-A-I-_-A-P-I-_-K-E-Y")
+    r"(?:\1_\1[A-Za-z](?:\1[A-Za-z])+)*(?![A-Za-z0-9])"
+)
 
 
 # Characters split by single spaces where words are split by wider gaps
