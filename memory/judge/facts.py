@@ -241,7 +241,8 @@ class _Scanner:
 
     def add(self, fact: Fact, *indexes: int) -> None:
         if indexes:
-            fact = replace(fact, pos=min(indexes), bound=self.bound_before(min(indexes)))
+            bound = self.bound_before(min(indexes)) or self.bound_after(max(indexes))
+            fact = replace(fact, pos=min(indexes), bound=bound)
         self.facts.append(fact)
         self.used.update(indexes)
 
@@ -259,6 +260,15 @@ class _Scanner:
                 return sign
             j -= 1
         return 0
+
+    def bound_after(self, i: int) -> int:
+        """A bound written after the value: "$50 or more", "5 or fewer"."""
+        word = self.low(i + 1)
+        if word.startswith(("or ", "and ")):  # a phrase the tokenizer merged ("or more")
+            return _BOUND_AFTER.get(word.split()[-1], 0)
+        if word not in ("or", "and"):
+            return 0
+        return _BOUND_AFTER.get(self.low(i + 2), 0)
 
     def text(self, start: int, end: int) -> str:
         return " ".join(tok.raw for tok in self.t[start:end])
@@ -937,6 +947,10 @@ _SPEED_LENGTH = {
 _SPEED_TIME = {
     "s": "s", "sec": "s", "second": "s", "h": "h", "hr": "h", "hour": "h", "min": "min",
     "minute": "min",
+}  # fmt: skip
+_BOUND_AFTER = {
+    "more": 1, "above": 1, "higher": 1, "greater": 1, "over": 1, "up": 1, "longer": 1,
+    "less": -1, "fewer": -1, "below": -1, "under": -1, "lower": -1, "shorter": -1,
 }  # fmt: skip
 _RANK_NOUNS = frozenset(
     {"priority", "severity", "sev", "tier", "level", "phase", "stage", "grade", "class", "category"}

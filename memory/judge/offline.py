@@ -177,6 +177,22 @@ def _compare_facts(new: list[Fact], cand: list[Fact], ranges: bool = True) -> _F
     return out
 
 
+def _one_threshold(new: list[Fact], cand: list[Fact]) -> str | None:
+    """Values bounded in opposite directions at the same value ("surpluses
+    under $50" and "a surplus of $50 or more"): the two sides of one
+    threshold, as "50 usd"; None when no group has them."""
+    gn, gc = _group(new), _group(cand)
+    for key, facts_n in gn.items():
+        facts_c = gc.get(key)
+        if (
+            facts_c
+            and _opposite_bounds(facts_n, facts_c)
+            and any(same_value(a, b) for a in facts_n for b in facts_c)
+        ):
+            return describe(facts_n[0])
+    return None
+
+
 def _opposite_bounds(new: list[Fact], cand: list[Fact]) -> bool:
     bounds_n, bounds_c = {f.bound for f in new}, {f.bound for f in cand}
     return len(bounds_n) == len(bounds_c) == 1 and bounds_n == {-x for x in bounds_c} != {0}
@@ -831,6 +847,11 @@ def read_pair(
         return Reading(Relation.NOVEL, confidence, f"about a different subject ({subject})")
 
     facts = _compare_facts(new.facts, cand.facts)
+    threshold = _one_threshold(new.facts, cand.facts) if facts.ranges else None
+    if threshold is not None and _polarity_conflicts(new, cand):
+        # "surpluses under $50 are not refunded" beside "$50 or more is
+        # refunded": each side of one threshold, told once each — no conflict
+        return Reading(Relation.NOVEL, 0.7, f"the other side of one threshold ({threshold})")
     if facts.ranges and _same_situation(new_sit, cand_sit) and _polarity_conflicts(new, cand):
         # "do not open above 85 %" and "may be opened up to 90 %" in one
         # situation: one limit, told from its two sides

@@ -278,8 +278,9 @@ def _spoken_fractions(t: str) -> str:
         t, flags=re.IGNORECASE,
     )  # fmt: skip
     t = re.sub(
-        rf"(?<!\band )(?<!\band a )\b(?:(?:a|one) )?(half|quarter|third) (?:of )?(?:an? )?"
-        rf"{_FRACTION_UNITS}\b",
+        # (not the ordinal: "before the third day")
+        rf"(?<!\band )(?<!\band a )(?<!\bthe )\b(?:(?:a|one) )?(half|quarter|third) "
+        rf"(?:of )?(?:an? )?{_FRACTION_UNITS}\b",
         lambda m: f"{_SPOKEN_FRACTIONS[m.group(1).lower()]:g} {m.group(2)}",
         t, flags=re.IGNORECASE,
     )  # fmt: skip

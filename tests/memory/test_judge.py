@@ -826,6 +826,23 @@ def test_two_kinds_of_one_thing_are_two_subjects() -> None:
     assert verdict.relation is Relation.NOVEL
 
 
+def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
+    # "under $50: not refunded" and "$50 or more: refunded" split one
+    # threshold between them; another threshold still conflicts
+    assert (
+        relation(
+            "Escrow surpluses under $50 are credited to next year's escrow instead of being "
+            "refunded.",
+            "An escrow surplus of $50 or more is refunded within 30 days.",
+        )
+        is Relation.NOVEL
+    )
+    # the ordinal is no fraction: "the third day" is not a third of a day
+    assert not [
+        f for f in analyse("Don't unpack them before the third day.").facts if f.value[0] < 1
+    ]
+
+
 def test_a_name_and_its_initials_are_one_name() -> None:
     from memory.judge.statement import initials_shared
 
