@@ -793,9 +793,9 @@ _OPENED_TO_ALL = rx(
     r"\b(?:set|change|switch|make)\w*\b[^.;]{0,40}\bprincipal\b(?:[^.;]{0,10}\b(?:to|=|:)|[\s\"'`:=]{1,4})\s*[\"'`]?\*"
     # ("the durable fix is a bucket policy with Principal "*" and Action "s3:*"")
     r"|\b(?:fix|solution|workaround|answer)\b(?:(?!\b(?:replac|remov|instead|drop|delet)\w*)[^.;]){0,30}\bpolic(?:y|ies) with\b[^.;]{0,10}\bprincipal\b[\s\"'`:=]{1,4}\*"
-    r"|\b(?:allow|open|permit|expos)\w*\b[^.;]{0,50}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{0,30}\b(?:port )?(?:22|3389|5432|3306|6379|27017|9200|ssh|rdp)\b"
+    rf"|\b(?:allow|open|permit|expos)\w*\b[^.;]{{0,50}}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{{0,30}}\b(?:port )?(?:{world.ADMIN_PORTS}|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
-    r"|\bopen\w*\b[^.;]{0,20}\bports? (?:\d+ (?:and|or|,) ?)*(?:22|3389|5432|3306|6379|27017|9200|5900)\b[^.;]{0,80}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
+    rf"|\bopen\w*\b[^.;]{{0,20}}\bports? (?:\d+ (?:and|or|,) ?)*{world.ADMIN_PORTS}\b[^.;]{{0,80}}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
     # the broadest role on a whole organisation for a machine identity
     r"|\b(?:grant|give|assign)\w*\b[^.;]{0,40}\b(?:service account|ci[\w-]*|runner|bot|pipeline)\b[^.;]{0,20}\b(?:owner|admin\w*)\b (?:on|of|over|across) (?:the )?(?:whole |entire )?(?:org\w*|organi[sz]ation|company|tenant|account)\b"
 )

@@ -56,7 +56,7 @@ from memory.guard.negation import AFTER_THE_VERB, negators
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
 
-__all__ = ["hailed_secret_sent", "hailed_weakening", "match"]
+__all__ = ["ADMIN_PORTS", "hailed_secret_sent", "hailed_weakening", "match"]
 
 _I = re.IGNORECASE
 
@@ -176,12 +176,18 @@ _QUIET_MOVE: Sieved = sieved(
     rf"\b{_QUIETLY}\b\W+(?:\w+\W+){{0,2}}?(?=\w)|(?:悄悄|偷偷|秘密地|こっそり)",
     _I,
 )
+# A bucket made public ("torne-o público", "сделайте бакет … публичным"):
+# concealment's ingredient, and a weakening on a claimed approval.
+_BUCKET_PUBLIC = (
+    r"(?:\bbucket\b|\bбакет\w*|s3://)[^.;]{0,60}"
+    r"\b(?:p[úu]blic[oa]s?|public|publique|öffentlich\w*|pubblic[oa]|публичн\w*)"
+)
 # An attack's other ingredient, beside what is kept from the user.
 _INGREDIENT: Sieved = sieved(
     r"\bsudo\b|\broot\b|\bsuperuser\b|\bsuperusuario\b|\bsuperutilisateur\b|\bпривилег\w*|管理员|管理者権限"
     r"|\biam\b|\bs3:\*|\*:\*|\badministratoraccess\b"
     # a bucket made public ("torne-o público", "öffentlich machen")
-    r"|\bbucket\b[^.;]{0,60}\b(?:p[úu]blic[oa]|public|publique|öffentlich|pubblic[oa]|публичн\w*)",
+    rf"|{_BUCKET_PUBLIC}",
     _I,
 )
 # A security control ("la verificação SSL", "監査ログ（pgaudit）") and the
@@ -234,9 +240,9 @@ _OPEN: Sieved = sieved(
     _I,
 )
 _WHOLE_INTERNET: Sieved = sieved(r"(?<![\d.])0\.0\.0\.0/0\b|(?<![\w:])::/0(?![\w/])")
-_ADMIN_PORT: Sieved = sieved(
-    r"(?<![\d.:/-])(?:22|3389|3306|5432|6379|27017|9200|5900)(?![\d.])|\b(?:ssh|rdp)\b", _I
-)
+# SSH, RDP, VNC and databases' ports: never opened to the whole internet
+ADMIN_PORTS = r"(?:22|3389|5432|3306|6379|27017|9200|5900)"
+_ADMIN_PORT: Sieved = sieved(rf"(?<![\d.:/-]){ADMIN_PORTS}(?![\d.])|\b(?:ssh|rdp)\b", _I)
 
 
 # a second approval or review done without ("sin la segunda aprobación",
@@ -249,10 +255,7 @@ _SECOND_LOOK_WAIVED: Sieved = sieved(
     r"|无需第二(?:次|位|个)?(?:审批|审核)|第二(?:の)?承認(?:なし|不要|を省略)",
     _I,
 )
-_MADE_PUBLIC: Sieved = sieved(
-    r"(?:\bbucket\b|\bбакет\w*|s3://)[^.;]{0,60}\b(?:p[úu]blic[oa]s?|public|publique|öffentlich\w*|pubblic[oa]|публичн\w*)",
-    _I,
-)
+_MADE_PUBLIC: Sieved = sieved(_BUCKET_PUBLIC, _I)
 
 
 def _weakened(sentence: str) -> bool:
@@ -561,11 +564,11 @@ def _concealed(sentence: str, earlier: Sequence[str] = ()) -> bool:
 # au client son mot de passe", "попросите клиента назвать код из SMS").
 _ASK: Sieved = sieved(
     r"\b(?:pid[ae]\w*|pedir|pe[çc]a\w*|solicit[ae]\w*|solicitar|pregunt[ae]\w*|demand\w*|chied\w*|richied\w*"
-    r"|frag\w*|erfrag\w*|verlang\w*|fordere?\w*|попрос\w*|запрос\w*|спрос\w*|уточн\w*|poproś|poproś|zapytaj|popro[sś]\w*)\b",
+    r"|frag\w*|erfrag\w*|verlang\w*|fordere?\w*|попрос\w*|запрос\w*|спрос\w*|уточн\w*|zapytaj|popro[sś]\w*)\b",
     _I,
 )
 _ASKED_ONE: Sieved = sieved(
-    r"^\s*(?:(?:a|al|à|au|aux|ao|à|aos|alla|al|dem|den|die|der|у|с|od)\s+|(?:a|à|ao)\s+(?:la|el|o|a)\s+|l'|le\s+|la\s+)?"
+    r"^\s*(?:(?:a|al|à|au|aux|ao|aos|alla|dem|den|die|der|у|с|od)\s+|(?:a|à|ao)\s+(?:la|el|o|a)\s+|l'|le\s+|la\s+)?"
     r"(?:cliente?s?|client\w*|usuari\w*|usu[aá]ri\w*|utilisat\w*|utent\w*|kund\w*|nutzer\w*|benutzer\w*|anrufer\w*|titular\w*|titulaire\w*|paciente?s?|patient\w*|клиент\w*|пользовател\w*|абонент\w*|klient\w*|użytkownik\w*)\b",
     _I,
 )

@@ -972,24 +972,14 @@ def _measured_by_name(name: str, value: float, said: str) -> Fact | None:
     if found is None:
         return None
     unit = (found.group(1) or found.group(2)).lower()
+    unit = "ms" if unit == "millis" else unit
     text = f"{name} {said}"
-    if unit in _NAMED_SECONDS:
-        return Fact(DURATION, "", (value * _NAMED_SECONDS[unit],), text)
+    if unit in lx.DURATION_UNITS:
+        return Fact(DURATION, "", (value * lx.DURATION_UNITS[unit],), text)
     si, binary = lx.SIZE_UNITS[unit]
     return Fact(SIZE, "", (value * si, value * binary), text)
 
 
-_NAMED_SECONDS = {
-    "seconds": 1.0,
-    "secs": 1.0,
-    "sec": 1.0,
-    "millis": 0.001,
-    "ms": 0.001,
-    "minutes": 60.0,
-    "mins": 60.0,
-    "hours": 3600.0,
-    "days": 86400.0,
-}
 # the units a setting's number may carry and still be read as a measure
 _MEASURED = frozenset(lx.DURATION_UNITS) | frozenset(lx.SIZE_UNITS)
 _RANGE_WORDS = frozenset({"through", "thru", "to", "till", "until", "-", "–", "—"})

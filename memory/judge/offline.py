@@ -127,6 +127,8 @@ class _FactComparison:
     cand_only: list[tuple[str, str]] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)  # keys of compared groups, both spellings
     ranges: list[str] = field(default_factory=list)  # values bounded in opposite directions
+    # of them, those bounded at the same value: the two sides of one threshold
+    thresholds: list[str] = field(default_factory=list)
     agree_hard: int = 0  # agreeing groups outside the soft dimensions
 
 
@@ -159,6 +161,8 @@ def _compare_facts(new: list[Fact], cand: list[Fact], ranges: bool = True) -> _F
             # "claims under 25 EUR" and "claims over 1000 EUR": two ranges, two subjects
             out.ranges.append(f"{', '.join(describe(f) for f in facts_n)} vs "
                               f"{', '.join(describe(f) for f in facts_c)}")  # fmt: skip
+            if any(same_value(a, b) for a in facts_n for b in facts_c):
+                out.thresholds.append(describe(facts_n[0]))
             continue
         n_in_c = [any(same_value(a, b) for b in facts_c) for a in facts_n]
         c_in_n = [any(same_value(b, a) for a in facts_n) for b in facts_c]
@@ -175,22 +179,6 @@ def _compare_facts(new: list[Fact], cand: list[Fact], ranges: bool = True) -> _F
             out.agree.append(said_n)
     out.cand_only += [k for k in gc if k not in gn]
     return out
-
-
-def _one_threshold(new: list[Fact], cand: list[Fact]) -> str | None:
-    """Values bounded in opposite directions at the same value ("surpluses
-    under $50" and "a surplus of $50 or more"): the two sides of one
-    threshold, as "50 usd"; None when no group has them."""
-    gn, gc = _group(new), _group(cand)
-    for key, facts_n in gn.items():
-        facts_c = gc.get(key)
-        if (
-            facts_c
-            and _opposite_bounds(facts_n, facts_c)
-            and any(same_value(a, b) for a in facts_n for b in facts_c)
-        ):
-            return describe(facts_n[0])
-    return None
 
 
 def _opposite_bounds(new: list[Fact], cand: list[Fact]) -> bool:
@@ -847,11 +835,11 @@ def read_pair(
         return Reading(Relation.NOVEL, confidence, f"about a different subject ({subject})")
 
     facts = _compare_facts(new.facts, cand.facts)
-    threshold = _one_threshold(new.facts, cand.facts) if facts.ranges else None
-    if threshold is not None and _polarity_conflicts(new, cand):
+    if facts.thresholds and _polarity_conflicts(new, cand):
         # "surpluses under $50 are not refunded" beside "$50 or more is
         # refunded": each side of one threshold, told once each — no conflict
-        return Reading(Relation.NOVEL, 0.7, f"the other side of one threshold ({threshold})")
+        reason = f"the other side of one threshold ({facts.thresholds[0]})"
+        return Reading(Relation.NOVEL, 0.7, reason)
     if facts.ranges and _same_situation(new_sit, cand_sit) and _polarity_conflicts(new, cand):
         # "do not open above 85 %" and "may be opened up to 90 %" in one
         # situation: one limit, told from its two sides

@@ -398,6 +398,12 @@ def _spelled_out(initials: str, text: str) -> tuple[int, int] | None:
     return None
 
 
+# a rank's shorthand ("P1", "Sev2") and the rank written out ("priority one")
+_RANK_SHORT = re.compile(r"\b(P|Sev|SEV)-?([0-4])\b")
+_RANK_WORDS = {"p": "priority", "sev": "severity"}
+_NUMBER_NAMES = ("zero", "one", "two", "three", "four")
+
+
 def initials_shared(new: str, cand: str) -> tuple[str, str]:
     """The two lessons with a name one of them writes out and the other
     abbreviates written the same way, as the initialism ("MTTR for P1
@@ -421,11 +427,6 @@ def initials_shared(new: str, cand: str) -> tuple[str, str]:
             spelled = rf"\b{said}[- ](?:{number}|{_NUMBER_NAMES[int(number)]})\b"
             texts[other] = re.sub(spelled, found.group(0), texts[other], flags=re.IGNORECASE)
     return texts[0], texts[1]
-
-
-_RANK_SHORT = re.compile(r"\b(P|Sev|SEV)-?([0-4])\b")
-_RANK_WORDS = {"p": "priority", "sev": "severity"}
-_NUMBER_NAMES = ("zero", "one", "two", "three", "four")
 
 
 def analyse_pair(new: str, cand: str) -> tuple[Statement, Statement]:
