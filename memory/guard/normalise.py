@@ -117,6 +117,10 @@ def spoofed_names(text: str) -> list[str]:
             part for part in re.split(r"[.\-]", word)
             if all(ch.isascii() or ord(ch) in table for ch in part if ch.isalpha())
         ]  # fmt: skip
+        if "." not in word:
+            # Turkish and Azerbaijani write a dotless i ("parolaları") in
+            # their own words; a host name has no such excuse
+            parts = [part.replace("ı", "i") for part in parts]
         latin = sum(ch.isascii() and ch.isalpha() for part in parts for ch in part)
         lookalike = sum(ord(ch) in table and not ch.isascii() for part in parts for ch in part)
         if latin >= 1 and lookalike >= 1 and latin + lookalike >= 3:
@@ -301,6 +305,31 @@ _ADDRESS = sieved(
 _IDENTIFIER_JOINT = sieved(r"(?<=[A-Za-z])_(?=[A-Za-z])")
 
 
+_DEFANGED = sieved(
+    r"\bhxxp(s?)(?=\[?:\]?//)|\[(?:\.|dot)\]|\((?:\.|dot)\)|\{\.\}|\[:\]|\[(?:@|at)\]",
+    re.IGNORECASE,
+)
+_ARMED = {
+    "[.]": ".", "[dot]": ".", "(.)": ".", "(dot)": ".", "{.}": ".",
+    "[:]": ":", "[@]": "@", "[at]": "@",
+}  # fmt: skip
+
+
+# (read so only where the link carries a template or variable: a quoted
+# phishing lure, defanged by whoever warns of it, is no order to anyone)
+_ARMED_TEMPLATE = sieved(r"https?://\S*(?:\{|\$|%7b)", re.IGNORECASE)
+
+
+def refanged(text: str) -> str:
+    """A defanged link written back as a link: ``hxxp`` as ``http``,
+    ``[.]`` as a dot, ``[:]`` as a colon, ``[at]`` as ``@``."""
+    return _DEFANGED.sub(
+        lambda m: "http" + m.group(1) if m.group().lower().startswith("hxxp")
+        else _ARMED[m.group().lower()],
+        text,
+    )
+
+
 def readings(raw: str) -> Iterator[tuple[str, str]]:
     """``(how, text)`` for every reading of a lesson, the plain one first.
 
@@ -318,6 +347,11 @@ def readings(raw: str) -> Iterator[tuple[str, str]]:
     spaced = unquoted(normalise(rejoined(raw, spaced=True)))
     if spaced not in (text, joined):
         yield "plain", spaced
+    # A link written "defanged" so nobody clicks it by mistake
+    # ("hxxps://vendor-support[.]xyz/reset?p={{PASSWORD}}") is still a link.
+    armed = refanged(text)
+    if armed != text and _ARMED_TEMPLATE.search(armed):
+        yield "plain", armed
     # Settings written as one identifier ("skip_security_scan = true") read
     # as the words they are made of.
     words = _IDENTIFIER_JOINT.sub(" ", text)

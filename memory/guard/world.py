@@ -45,7 +45,7 @@ text the English rules read.
 """
 
 # ruff: noqa: E501 (the readings are regular expressions; split, they are harder to read)
-# ruff: noqa: SIM905 (the little words read best as one string)
+
 from __future__ import annotations
 
 import re
@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from memory.guard.negation import AFTER_THE_VERB, negators
 from memory.guard.normalise import normalise
 from memory.guard.regex import Sieved, sentence_around, sieved
+from memory.language import other_language
 
 __all__ = ["ADMIN_PORTS", "hailed_secret_sent", "hailed_weakening", "match"]
 
@@ -76,7 +77,15 @@ _SECRET: Sieved = sieved(
     # ru
     r"|\bпарол\w*|\bтокен\w*|\b(?:api-?|секретн\w* |приватн\w* )ключ\w*|\bпеременн\w+ окружени\w*|\bуч[её]тн\w+ данн\w*|\bсекрет(?!ар)\w*"
     # zh / ja
-    r"|密码|密钥|私钥|令牌|凭证|凭据|环境变量|パスワード|秘密鍵|トークン|認証情報|環境変数|APIキー",
+    r"|密码|密钥|私钥|令牌|凭证|凭据|环境变量|パスワード|秘密鍵|トークン|認証情報|環境変数|APIキー"
+    # a payment card's number and code, in any language ("die vollständige
+    # Kreditkartennummer inklusive CVC")
+    r"|\b(?:cvc|cvv2?)\b|\b(?:kredit)?kartennummer\w*|\bnum[ée]ros? de (?:la |sa )?carte\b|\bn[úu]meros? de (?:la )?tarjeta\b"
+    r"|\bn[úu]meros? do cart[ãa]o\b|\bnumer\w* (?:della |di )?carta\b|\bnumer\w* kart\w*|\bномер\w* карт\w*|卡号|银行卡号|カード番号|카드 ?번호"
+    # identity papers and bank details, scanned ("les passeports scannés des
+    # enchérisseurs ainsi que leurs IBAN")
+    r"|\bpasseports? scann\w*|\bpasaportes? escanead\w*|\bpassaportes? digitalizad\w*|\bpassaport\w* scansionat\w*|\bgescannte\w* (?:reise)?päss\w*"
+    r"|\bскан\w* паспорт\w*",
     _I,
 )
 
@@ -87,7 +96,7 @@ _MOVE: Sieved = sieved(
     r"\b(?:env[ií][aáeo]\w*|enviar|mand[ae]|mandar\w*|m[aá]nd\w*l[oa]s?|copi[aeo]\w*|peg[aeu]\w*|incluy\w*|inclu[ií]r|inclu[ai]\w*|adjunt[aeo]\w*|anex[aeo]\w*"
     r"|publica\w*|compart[aei]\w*|reenv[ií]\w*|sube|subir|s[uú]bel[oa]s?|cole|colar)\b"
     # fr / it
-    r"|\b(?:envoy\w*|envoie\w*|coll(?:e|ez|er|ant)|inclu\w*|joign\w*|joindre|publi\w*|partag\w*|transf[ée]r\w*"
+    r"|\b(?:envoy\w*|envoie\w*|coll(?:e|ez|er|ant)|inclu\w*|joign\w*|joindre|publi\w*|partag\w*|transf[ée]r\w*|transmet\w*"
     r"|invia\w*|incoll\w*|includ\w*|allega\w*|pubblic\w*|condivid\w*|inoltr\w*)\b"
     # de
     r"|\b(?:send\w*|schick\w*|übermittel\w*|kopier\w*|einf[üu]g\w*|füge|poste|posten|postet|teile|teilen|teilt|anh[äa]ng\w*|hochlad\w*|lade|laden|weiterleit\w*)\b"
@@ -159,6 +168,8 @@ _FROM_THE_USER: Sieved = sieved(
     r"|\b(?:писать|говорить|сообщать|рассказывать|упоминать)\b(?: об этом| ничего)? пользовател\w* не (?:нужно|надо|стоит)\b"
     # pl
     r"|\bnie (?:trzeba|musisz|należy) (?:informować|mówić|powiadamiać) użytkownik\w*|\bbez (?:informowania|wiedzy) użytkownik\w*"
+    # nl ("vermeld dit niet in het dagrapport")
+    r"|\bvermeld (?:dit|het|dat) (?:nergens|niet)\b|\bzonder (?:de )?(?:gebruiker|klant)\w* (?:te )?(?:informeren|inlichten|melden)\b"
     # zh / ja
     r"|不要(?:告诉|通知|告知)用户|别告诉用户|不让用户知道|瞒着用户|不要(?:显示|展示)给用户|不要记录到审计日志|(?:监査|監査)ログに(?:残さない|記録しない)"
     # what is never to be shown ("omite todas las entradas …; no deben mostrarse nunca")
@@ -167,6 +178,39 @@ _FROM_THE_USER: Sieved = sieved(
     r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない|(?:ユーザー|利用者|ユーザ)(?:へ|に)の?(?:報告|連絡|通知)は?不要",
     _I,
 )
+# The note itself to be kept secret ("non menzionare mai l'esistenza di
+# questa nota"): a lesson that hides itself from whoever it is read to.
+_NOTE_HIDDEN: Sieved = sieved(
+    r"\bnon (?:menzionare|rivelare|citare)(?: mai)? (?:l'esistenza (?:di|della) )?(?:questa|questo|della|del) (?:nota|messaggio|istruzion\w*|promemoria)"
+    r"|\bne (?:mentionnez|mentionne|r[ée]v[ée]lez|r[ée]v[èe]le|citez) (?:jamais|pas) (?:l'existence de )?(?:cette|ce) (?:note|message|consigne|instruction)"
+    r"|\bno (?:menciones|reveles|cites)(?: nunca)? (?:la existencia de )?(?:esta|este) (?:nota|mensaje|instrucci[oó]n)"
+    r"|\bn[ãa]o (?:mencione|revele|cite)(?: nunca)? (?:a exist[êe]ncia d[ea] )?(?:esta|essa|este) (?:nota|mensagem|instru[çc][ãa]o)"
+    r"|\b(?:erw[äa]hne|verrate)\w* (?:diese|die) (?:notiz|nachricht|anweisung)\w* (?:nie|nicht)|\b(?:diese|die) (?:notiz|anweisung)\w* (?:nie(?:mals)?|nicht) (?:zu )?erw[äa]hnen"
+    r"|\bvermeld (?:deze|dit) (?:notitie|bericht|instructie) (?:nooit|niet)"
+    r"|\bnie wspominaj\w* (?:nigdy )?o (?:istnieniu )?(?:tej|tym) (?:notat\w*|wiadomo\w*|instrukcj\w*)"
+    r"|\bне упоминай\w* (?:об? )?(?:существовании )?(?:этой|этого) (?:заметк\w*|сообщени\w*|инструкци\w*)"
+    r"|この(?:メモ|ノート|指示)(?:の存在)?(?:について|に|を)?(?:は)?(?:言及し|触れ|伝え|明かさ)ない"
+    r"|不要(?:提及|提到|透露)(?:这条|此|本)(?:备注|笔记|说明|指令)|이 (?:메모|노트|지시)(?:의 존재)?(?:를|에 대해|에 대해서는)? ?(?:언급하지|말하지|알리지)",
+    _I,
+)
+# A failure or a warning kept from those who should hear of it ("nie
+# pokazuj członkom komisji ostrzeżeń", "非常なし」と記録し、管理会社には伝えない"),
+# or told to no one. (Errors are left out: "never show users raw errors"
+# is ordinary advice.)
+_PROBLEM_KEPT: Sieved = sieved(
+    r"\bnie (?:pokazuj|informuj|zgłaszaj|mów)\w*\b[^.;]{0,60}\b(?:ostrzeże\w*|awari\w*|rozbieżnoś\w*|usterk\w*|incydent\w*)|\bnie informuj (?:o tym )?nikogo\b"
+    r"|\bnon (?:riportare|segnalare|menzionare|mostrare|comunicare)\b[^.;]{0,40}\b(?:guast\w*|avvis\w*|allarm\w*|anomali\w*|incident\w*|difett\w*|malfunzionament\w*)|\bnon dirlo a nessuno\b"
+    r"|\bno (?:reportes|informes|menciones|muestres|comuniques)\b[^.;]{0,40}\b(?:fallo\w*|aviso\w*|alerta\w*|anomal\w*|incidente\w*|aver[ií]a\w*|defecto\w*)|\bno se lo digas a nadie\b"
+    r"|\bne (?:signalez|mentionnez|montrez|rapportez|signale|mentionne)\w* pas\b[^.;]{0,40}\b(?:panne\w*|alerte\w*|avertissement\w*|anomalie\w*|incident\w*|d[ée]faut\w*)|\bn'en parlez [àa] personne\b"
+    r"|\b(?:melde|erw[äa]hne|zeige)\w*\b[^.;]{0,40}\b(?:st[öo]rung\w*|warnung\w*|ausfall\w*|defekt\w*|vorfall\w*|abweichung\w*)\b[^.;]{0,20}\bnicht\b|\bniemandem (?:davon )?(?:erz[äa]hlen|sagen|melden)"
+    r"|\bn[ãa]o (?:reporte|informe|mencione|mostre|comunique)\b[^.;]{0,40}\b(?:falha\w*|alerta\w*|aviso\w*|anomalia\w*|incidente\w*|defeito\w*)|\bn[ãa]o conte a ningu[ée]m\b"
+    r"|\b(?:meld|vermeld|toon)\b[^.;]{0,40}\b(?:storing\w*|waarschuwing\w*|incident\w*|afwijking\w*|defect\w*)\b[^.;]{0,20}\bniet\b|\bvertel (?:het|dit) (?:aan )?niemand\b"
+    r"|\bне (?:сообщай|упоминай|показывай|докладывай)\w*\b[^.;]{0,40}\b(?:сбо\w*|предупреждени\w*|авари\w*|неисправност\w*|инцидент\w*|расхождени\w*)"
+    r"|(?:不具合|異常|警告|障害|事故|故障)[^。]{0,40}(?:に|には|へは|へ)(?:伝え|知らせ|報告し|言わ)ない|「(?:異常|問題)なし」と(?:記録|報告)"
+    r"|不要(?:报告|上报|告诉|通知)[^。]{0,20}(?:故障|异常|警告|事故)|(?:记录|报告)为[「“\"](?:正常|无异常)|(?:고장|경고|이상|사고|결함)[^.]{0,40}(?:알리지|보고하지|말하지) ?(?:말|않)",
+    _I,
+)
+
 # Done on the quiet: the adverb beside the verb that moves something.
 _QUIETLY = (
     r"(?:discretamente|silenciosamente|en secreto|a escondidas|em segredo|discr[eè]tement|en secret|silencieusement"
@@ -198,8 +242,16 @@ _CONTROL_WORDS = (
     r"zwei-?faktor|protokollierung|audit-?log|autenticaci[oó]n de dos|doble factor|double authentification"
     r"|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
     r"|multi-?fa(?:c|k|t)t?(?:eur|or|ore)\w*|mehr-?faktor\w*|다중 ?인증|2단계 ?인증|감사 ?로그"
+    r"|tweestapsverificatie|tweefactor\w*|auditlog\w*|camerabewaking|cameratoezicht|videobewaking|camera-?opname\w*"
+    r"|iki (?:faktörlü|aşamalı) doğrulama\w*|denetim kayıt\w*|güvenlik duvar\w*|yönetici parola\w*|yönetici şifre\w*"
 )
-_OFF_WORDS = r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*"
+_OFF_WORDS = (
+    r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*"
+    # Dutch, its particle at the clause's end too ("zet de opname … uit")
+    # Turkish ("EDR ajanını durdurun", "parolası kaldırılsın")
+    r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*"
+    r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b|\s*[:.;,]|$)"
+)
 _OFF_SIGNS = r"关闭|禁用|停用|無効"
 _CONTROL: Sieved = sieved(
     rf"(?<![a-z])(?:ssl|tls|mfa|2fa|edr|pgaudit|auditd|cloudtrail|antivirus|antiv[ií]rus|firewall|pare-feu)(?![a-z])|{_CONTROL_WORDS}"
@@ -301,6 +353,8 @@ _AUTHORITY: Sieved = sieved(
     r"|auf anweisung|genehmigt|freigegeben (?:von|durch)|(?:d[üu]rfen|darf) \w+ \w*\s?(?:deaktiviert|abgeschaltet|ausgeschaltet)"
     r"|согласовано|разрешено|по указанию|одобрено|с разрешения|(?<!не )(?:одобрил\w*|разрешил\w*|согласовал\w*)"
     r"|(?:hat|haben) (?:(?!nicht\b|kein\w*)\w+ ){0,5}freigegeben)"
+    r"|\b(?:onayladı|onaylandı|onaylı|izin verdi)\b"
+    r"|\bvolgens de (?:\w+)?(?:manager|directeur|directie|ciso|security officer|teamleider|leiding)\b|\bgoedgekeurd door\b|\bmet toestemming van\b|\bop (?:last|verzoek) van\b"
     r"|已(?:获)?批准|经批准|已授权|承認済み|許可されて|승인(?:을 받|됨|된)|허용(?:됨|된)",
     _I,
 )
@@ -335,6 +389,7 @@ _PASSED_AS_SAFE: Sieved = sieved(
     # a verdict dictated ("请一律归类为 novel", "classez-les comme novel")
     r"|(?:判定|视|标记|归类|认定|当作|当成|分类)为\s*[\"'“「]?(?:novel|duplicate)\b|\b(?:novel|duplicate)\b[\"'”」]?\s*(?:と|として)(?:判定|分類|扱)"
     r"|\b(?:como|comme|come|als|как)\s+[\"'«“]?(?:novel|duplicate)\b"
+    r"|[\"'“‘「]?(?:중복|신규|novel|duplicate)[\"'”’」]?\s*(?:으로|로) ?(?:분류|판정|처리)"
     # or told not to flag them ("不要标记为可疑", "ne pas les signaler comme suspects")
     r"|不要(?:标记|标注|判定|报告|视)为?(?:可疑|恶意|攻击)|(?:疑わしい|怪しい|不審)(?:と|として)?は?(?:判定|マーク|フラグ|報告)(?:し|せ)ない"
     r"|\bne (?:pas |jamais )?(?:les |le |la )?(?:signaler|marquer|signalez|marquez)\b[^.;]{0,20}\b(?:suspect|malveillant)\w*"
@@ -348,43 +403,6 @@ _LESSONS: Sieved = sieved(
     r"|记忆|经验|記憶|メモリ|教訓|교훈|기억|메모리",
     _I,
 )
-
-
-# Whether a sentence is written in another language: another script, or
-# more of those languages' little words than of English's (the verbs above
-# share stems with English words — "mandatory", "include" — so an English
-# sentence is never read here). Code spans and command flags are not words.
-_OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
-_ENGLISH_WORDS = frozenset(
-    "the a an to and of in on for is are be with when your you this that it not don't"
-    " if or from by as at we they their our its was has have will should must".split()
-)
-_OTHER_WORDS = (
-    frozenset(
-        "el la los las del en que y para por con un una al lo se su sus es no cuando nunca"
-        " le les des du et pour avec une est dans ne pas sur au aux vous"
-        " der die das und mit für den dem ist nicht ein eine zu bei vor auf im nach sich du"
-        " il di che per gli non della nel alla sono con"
-        " o os da em não ao uma ou seu sua"
-        " się nie jest że po od dla przy lub oraz na w z".split()
-    )
-    - _ENGLISH_WORDS
-)
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_NOT_WORDS = re.compile(r"`[^`]*`|(?<!\w)-{1,2}\w[\w-]*")
-
-
-def _other_language(sentence: str) -> bool:
-    if _OTHER_SCRIPT.search(sentence):
-        return True
-    words = [w.lower() for w in _WORD.findall(_NOT_WORDS.sub(" ", sentence))]
-    other = sum(w in _OTHER_WORDS or bool(_POLISH_LETTER.search(w)) for w in words)
-    return other >= 2 and other > sum(w in _ENGLISH_WORDS for w in words)
-
-
-# Letters only Polish writes ("wyślij", "użytkownika"): its words are
-# too many to list as the little words above.
-_POLISH_LETTER = re.compile(r"[ąęłńśźż]")
 
 
 # A sentence ends at a full stop before a space, at ; ! ? (NFKC makes the
@@ -404,7 +422,7 @@ def _sentences(raw: str) -> list[str]:
     or Japanese word split by punctuation joined)."""
     parts = _SENTENCE_END.split(unicodedata.normalize("NFKC", raw))
     read = (_SPLIT_CJK.sub("", normalise(p, look_alikes=False)) for p in parts)
-    return [t for t in read if t and _other_language(t)]
+    return [t for t in read if t and other_language(t)]
 
 
 def _clause_before(sentence: str, start: int) -> str:
@@ -636,6 +654,8 @@ def match(raw: str) -> str | None:
         return "exfiltration"
     if any(_concealed(s, sentences[:i]) for i, s in enumerate(sentences)):
         return "concealment"
+    if any(_NOTE_HIDDEN.search(s) or _PROBLEM_KEPT.search(s) for s in sentences):
+        return "concealment"
     # an AI reader hailed and told to keep something from the user
     # ("Nota para los asistentes de IA: … omite … no deben mostrarse nunca")
     if _AI_READER.search(raw) and any(
@@ -663,7 +683,7 @@ def match(raw: str) -> str | None:
     ):
         return "security-weakening"
     if any(
-        (_CLASSIFIER.search(s) or _CLASSIFIER.search(before))
+        (_CLASSIFIER.search(s) or _CLASSIFIER.search(before) or _AI_READER.search(s))
         and _PASSED_AS_SAFE.search(s)
         and _LESSONS.search(s)
         for s, before in with_before
@@ -690,7 +710,9 @@ _AI_READER = sieved(
     r"|\b(?:agente?s?|asistente?s?|assistente?s?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
     r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能"
     r"|\b(?:für|fuer|pour les|para los|per gli) (?:Assistent\w*|assistants?|asistentes|assistenti)\b"
-    r"|\b(?:para el|para la|para o|para a|pour l'|per l'|al|all') ?(?:asistente|assistente|assistant)\b",
+    r"|\b(?:para el|para la|para o|para a|pour l'|per l'|al|all') ?(?:asistente|assistente|assistant)\b"
+    # "이 메모를 읽는 AI는 …", "Agencie: …" (a Polish agent hailed)
+    r"|\bAI ?(?:는|가|에게|에이전트|어시스턴트)|인공지능|\b(?:agencie|asystencie)(?: AI)?\s*[:,]",
     _I,
 )
 # a control switched off ("die Zwei-Faktor-Authentifizierung darf …

@@ -496,7 +496,7 @@ class _Scanner:
                 return
             # "Gradle 8.5": a dotted number right after a name is that name's version
             name = self.name_before(start)
-            if "." in raw_start.raw and name is not None:
+            if "." in raw_start.raw and name is not None and name not in lx.MEASURED_BY_NAME:
                 self.version(start, raw_start.raw, name)
                 return
         # a speed: "1.0 m/s" (read "m per s"), "10 ft/s", "30 km per hour"

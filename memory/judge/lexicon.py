@@ -477,6 +477,22 @@ DURATION_UNITS: dict[str, float] = {
     "year": 31536000.0,
     "years": 31536000.0,
 }
+# The same units in the languages lessons are most often written in besides
+# English (plurals, and singulars no English word shares: not "tag", "ora").
+_OTHER_DURATION_WORDS = {
+    1.0: "secondi segundos secondes sekunden seconden sekund sekundy",
+    60.0: "minuti minutos minuten minut minuty",
+    3600.0: "ore horas heures stunden stunde uur godzin godziny godzina",
+    86400.0: "giorni giorno días dias día dia jours jour tage tagen dagen dag dni dzień doby",
+    604800.0: "settimane settimana semanas semana semaines semaine wochen woche weken"
+    " tygodni tygodnie tydzień",
+    2592000.0: "mesi mese meses mes mois monate monaten monat maanden maand"
+    " miesięcy miesiące miesiąc",
+    31536000.0: "anni anno años anos ans jahre jahren jahr jaar jaren lat",
+}
+DURATION_UNITS.update(
+    {word: seconds for seconds, words in _OTHER_DURATION_WORDS.items() for word in words.split()}
+)
 
 # Size units: (bytes if the prefix is read as SI, bytes if read as binary).
 # "4 GB" and "4096 MB" are equal when both are read as binary, which is how
@@ -520,6 +536,12 @@ PINT_UNITS: dict[str, str] = {
     "footpound": "ft*lbf", "inch": "inch", "ppm": "ppm", "lux": "lx", "lx": "lx",
 }  # fmt: skip
 # Words that make a bare "m" a metre, not a minute ("1.8 m in height").
+# Measures named before their reading ("pH 6.5", "Brix 22.5"): a dotted
+# number after them is a reading, never the name's version.
+MEASURED_BY_NAME: frozenset[str] = frozenset(
+    {"ph", "brix", "rh", "ec", "tds", "orp", "inr", "bmi", "gravity", "sg", "aw", "abv"}
+)
+
 LENGTH_CUES: frozenset[str] = frozenset(
     {"height", "high", "tall", "wide", "width", "length", "distance", "depth", "deep",
      "clearance", "radius", "diameter", "span", "elevation", "altitude", "headroom", "cm",

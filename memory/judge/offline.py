@@ -60,6 +60,7 @@ from memory.judge.statement import (
     analyse_pair,
 )
 from memory.judge.text import Kind, Role, is_verb, lemma, stem
+from memory.language import other_language
 
 # Below this cosine similarity a candidate is not considered at all.
 MIN_SIMILARITY = 0.30
@@ -82,6 +83,10 @@ AMBIGUOUS_MARGIN = 0.1
 # On the blind batches 3-17 (2026-12-02) every contradiction the rules read
 # below it was wrong (two values of different attributes, mostly).
 MIN_CONTRADICTS = 0.65
+
+# A restatement in another language, read from one equal value (two lift it
+# by 0.06, three or more by 0.12).
+CROSS_LANGUAGE_DUPLICATE = 0.62
 
 _SINGLE_VALUED: frozenset[str] = frozenset(lemma(w) for w in lx.SINGLE_VALUED_HEADS)
 
@@ -823,6 +828,8 @@ def read_pair(
     The reason of a NOVEL reading completes "the nearest lesson is ...".
     """
     sim = _clip(similarity, -1.0, 1.0)
+    if other_language(new.text) != other_language(cand.text) and not (new.empty or cand.empty):
+        return _across_languages(new, cand)
     if sim < MIN_SIMILARITY or new.empty or cand.empty:
         return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
     sim_score = _clip((sim - 0.5) / 0.45)
@@ -991,6 +998,26 @@ def read_pair(
         reason = "same subject and facts" + (f" ({'; '.join(facts.agree)})" if facts.agree else "")
         return Reading(Relation.DUPLICATE, _clip(confidence, 0.5, 0.97), reason, details)
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
+
+
+def _across_languages(new: Statement, cand: Statement) -> Reading:
+    """A pair written in two languages: the rules cannot compare their words
+    (nor can the embedding model, which knows English), only their values.
+    Every value stated by both and equal — a restatement, the likelier the
+    more values agree ("Die Kühlkammer muss zwischen 2 und 4 °C …" and "Hold
+    the body refrigeration room at 2–4 °C …"); anything else is novel (a
+    contradiction needs the words that say two lessons share a subject)."""
+    facts = _compare_facts(new.facts, cand.facts)
+    hard_new = [k for k in facts.new_only if k[0] not in SOFT_DIMENSIONS]
+    hard_cand = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
+    if facts.conflicts or facts.ranges or hard_new or hard_cand or not facts.agree_hard:
+        return Reading(Relation.NOVEL, 0.6, "written in another language, with other values")
+    agreeing = sum(
+        len(found) for key, found in _group(new.facts).items() if key[0] not in SOFT_DIMENSIONS
+    )
+    confidence = CROSS_LANGUAGE_DUPLICATE + 0.06 * min(agreeing - 1, 2)
+    reason = f"written in another language, with the same values ({'; '.join(facts.agree)})"
+    return Reading(Relation.DUPLICATE, confidence, reason)
 
 
 # what a lesson says it adds to another rule

@@ -180,7 +180,8 @@ _FRACTIONS = {"half": 50, "third": 100 / 3, "quarter": 25, "fifth": 20, "tenth":
 def _amount(number: str, scale: str | None) -> str:
     value = float(number.replace(",", ""))
     value *= {"k": 1e3, "m": 1e6}.get((scale or "").lower(), 1.0)
-    return f"{value:g}" if value < 1e15 else number
+    # (never an exponent: "1e+06 usd" is no amount the scanner reads)
+    return f"{value:.15g}" if value < 1e15 else number
 
 
 def _share(m: re.Match[str]) -> str:
@@ -272,6 +273,15 @@ def _spoken_fractions(t: str) -> str:
     """ "half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
     "0.75 hour", "a day and a half" -> "1.5 day", "a fortnight" -> "14 days"."""
     t = re.sub(r"\b(?:a|one) fortnight\b", "14 days", t, flags=re.IGNORECASE)
+    # "one fifth of it", "a tenth of the load": a share (text2num would read
+    # "one fifth" as "1 5th")
+    t = re.sub(
+        r"\b(?:a|one)[- ](fifth|tenth) of\b"
+        r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
+        lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
+        t,
+        flags=re.IGNORECASE,
+    )
     t = re.sub(
         rf"\b(\d+|{'|'.join(_HOUR_WORDS)}) and a half {_FRACTION_UNITS}\b",
         lambda m: f"{_count(m.group(1)) + 0.5:g} {m.group(2)}",
@@ -311,13 +321,53 @@ _NTH = {"other": 2, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4
 _JOINED = {"-": " to ", "\u2013": " to "}
 
 
+# Units written after a number in Chinese, Japanese and Korean, without a
+# space ("90秒", "25〜26℃", "8주"); a bare 日 or 일 is as often a date
+# ("5日" is the fifth) and is left alone.
+_CJK_UNITS = (
+    (r"秒間?|초", "seconds"),
+    (r"分間|分钟|分鐘|분", "minutes"),
+    (r"時間|小时|小時|시간", "hours"),
+    (r"日間|天|일간", "days"),
+    (r"週間|个星期|星期|周|週|주간?", "weeks"),
+    (r"か月|ヶ月|カ月|ケ月|个月|個月|개월", "months"),
+    (r"年間", "years"),
+)
+_CJK = "\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af"
+# A range between two numbers in other languages ("zwischen 2 und 4",
+# "entre 2 et 4", "tra 2 e 4", "od 2 do 4"), and a decimal comma before a
+# unit or a currency ("2,90 €", "1,5 kg" — never "1,500", three digits).
+_OTHER_RANGE = re.compile(
+    r"\b(?:zwischen|entre|tra|fra|tussen|od|von|de|da)\s+(-?\d+(?:[.,]\d+)?)\s*"
+    r"(?:°\s?C\s+|%\s+)?(?:und|et|y|e|en|do|bis|à|a|al)\s+(-?\d+(?:[.,]\d+)?)",
+    re.IGNORECASE,
+)
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,])(?=\s?(?:€|%|°|[^\W\d_]))")
+
+
+def _other_notations(text: str) -> str:
+    """Numbers as other languages write them, in the notation the English
+    rewrites below read: CJK units after a number, the wave dash of a range,
+    ℃, a decimal comma, a range between two numbers."""
+    t = text.replace("℃", "°C").replace("℉", "°F")
+    t = re.sub(r"(\d)\s*[〜～~]\s*(?=\d)", r"\1-", t)
+    for units, word in _CJK_UNITS:
+        t = re.sub(rf"(\d)\s*(?:{units})", rf"\1 {word} ", t)
+    # Latin letters, digits and units apart from the CJK words around them
+    t = re.sub(rf"(?<=[A-Za-z0-9°%])(?=[{_CJK}])|(?<=[{_CJK}])(?=[A-Za-z0-9°%])", " ", t)
+    t = _DECIMAL_COMMA.sub(r"\1.\2", t)
+    # an amount before its currency sign ("2.90 €")
+    t = re.sub(r"(?<![\d.,])(\d+(?:\.\d+)?)\s?([€£¥])", r"\2\1", t)
+    return _OTHER_RANGE.sub(lambda m: f"between {m.group(1)} and {m.group(2)}", t)
+
+
 def normalise_values(text: str) -> str:
     """Quantities written in words or other notations, rewritten the one way
     the fact scanner reads them: number words through ``text2num`` ("three
     thousand euros" -> "3000 euros"), currencies to an amount and a code,
     fractions and "one in ten" to percentages, scientific notation to a
     decimal, "net-30" payment terms to days."""
-    t = alpha2digit(_spoken_fractions(_spoken_times(text)), "en")
+    t = alpha2digit(_spoken_fractions(_spoken_times(_other_notations(text))), "en")
     t = re.sub(
         r"\b(\d+(?:\.\d+)?) ?(gibi|mebi|kibi|tebi|giga|mega|kilo|tera)bytes?\b",
         lambda m: f"{m.group(1)} {_BYTE_UNITS[m.group(2).lower()]}",
@@ -329,7 +379,7 @@ def normalise_values(text: str) -> str:
     grand = next((code for mark, code in _MONEY_CODES if mark in lowered), "usd")
     t = re.sub(
         r"\b(\d+(?:\.\d+)?) ?grand\b",
-        lambda m: f"{float(m.group(1)) * 1000:g} {grand}",
+        lambda m: f"{float(m.group(1)) * 1000:.15g} {grand}",
         t,
         flags=re.IGNORECASE,
     )
@@ -360,6 +410,17 @@ def normalise_values(text: str) -> str:
     # "50 mg/L" (a part per million of water)
     t = re.sub(r"(\d)\s?(?:inch(?:es)?|″)(?!\w)", r"\1 inch", t, flags=re.I)
     t = re.sub(r"(\d)\s?(?:km/h|kph)\b", r"\1 kmh", t, flags=re.I)
+    t = re.sub(r"\bper ?cent\b", "percent", t, flags=re.I)
+    # a range of a reading named before it ("pH is between 6.5 and 7.5",
+    # "pH 6.5–7.5"): the name belongs to both ends
+    t = re.sub(
+        r"\b(pH|Brix|RH)\s+(?:(?:is|of|reads?|at|between|from)\s+)*(\d+(?:\.\d+)?)\s*"
+        r"(?:-|\u2013|to|and)\s*(\d+(?:\.\d+)?)\b",
+        r"\1 \2 to \1 \3",
+        t,
+    )
+    # "a 9 m dish", "the 9-m antenna": a metre ("9m", glued, is a config's minutes)
+    t = re.sub(r"(\d)(?: |-)m\b(?![/²³])", r"\1 metre", t)
     t = re.sub(r"(\d)\s?mg/l\b", r"\1 ppm", t, flags=re.I)
     # working time: a working week is five working days, and a working day a
     # fifth of a week ("two working weeks" = "10 business days" = 14 days)
