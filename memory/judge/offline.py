@@ -833,6 +833,9 @@ def read_pair(
     if sim < MIN_SIMILARITY or new.empty or cand.empty:
         return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
     sim_score = _clip((sim - 0.5) / 0.45)
+    check = _check_waived(new, cand, sim)
+    if check is not None:
+        return Reading(Relation.CONTRADICTS, 0.72, check)
     subject = _situation_conflict(new, cand, new_sit, cand_sit) or _subject_conflict(
         new, cand, new_sit, cand_sit
     )
@@ -1018,6 +1021,85 @@ def _across_languages(new: Statement, cand: Statement) -> Reading:
     confidence = CROSS_LANGUAGE_DUPLICATE + 0.06 * min(agreeing - 1, 2)
     reason = f"written in another language, with the same values ({'; '.join(facts.agree)})"
     return Reading(Relation.DUPLICATE, confidence, reason)
+
+
+# A second party one lesson requires for an act — a sign-off, a countersignature,
+# someone present, a second person, a named role ("Topping up barrels requires
+# the assistant winemaker's sign-off"; "Every dive in the shark tank needs a
+# second diver as safety watch") — and the other lesson waives: done alone,
+# by anyone, on someone's word, before the check ("Any cellar hand can top up
+# barrels on their own; nobody needs to sign anything off").
+_PARTY = (
+    r"(?:sign-?offs?|signed off|signatures?|signed by|countersign\w*|co-?sign\w*|approv\w*"
+    r"|authori[sz]\w*|review\w*|present|attend\w*|watch|supervis\w*"
+    r"|second (?:person|diver|operator|nurse|pilot|signer|approver|technician|engineer"
+    r"|pair of eyes)"
+    r"|two (?:operators|people|persons|staff|nurses|divers|technicians|engineers|signatures)"
+    r"|physicians?|doctors?|managers?|supervisors?|specialists?|officers?|marshals?|leads?)"
+)
+_PARTY_REQUIRED = re.compile(
+    r"\b(?:requires?|required|needs?|must (?:have|get|be)|has to|have to"
+    r"|only (?:with|after|once|when|if|by|from)|may only|can only|only (?:\w+ ){1,3}(?:may|can)"
+    r"|(?:stays?|remains?|is kept|are kept) \w+(?: \w+)? until)\b"
+    rf"[^.;]{{0,60}}?\b{_PARTY}\b"
+    r"|\b(?:no exceptions|at every (?:performance|shift|session|time))\b",
+    re.IGNORECASE,
+)
+_PARTY_WAIVED = re.compile(
+    r"\bon (?:their|his|her|its|your) own\b|\balone\b|\bsolo\b"
+    r"|\bby (?:themselves|himself|herself|yourself)\b|\bsingle (?:\w+ ){0,2}(?:may|can)\b"
+    r"|\bnobody (?:needs?|has) to\b|\bno (?:one|body) (?:needs?|has) to (?:sign|approve|review)"
+    r"|\bno (?:sign-?off|approval|review|countersignature|signature|second \w+) (?:is )?"
+    r"(?:needed|required|necessary)\b"
+    r"|\bwithout (?:a |any )?(?:sign-?off|approval|review|countersignature|signature|second \w+)\b"
+    r"|\b(?:any|every) (?:\w+ ){0,3}(?:can|may)\b"
+    r"|\bon the (?:verbal )?(?:order|word|say-?so) of (?:any|a|an)\b"
+    r"|\bonly needs? to (?:attend|be present)\b|\bcan (?:\w+ ){1,6}as soon as\b",
+    re.IGNORECASE,
+)
+# words that say who and how, not what is done
+_PARTY_WORDS = frozenset(
+    lemma(w)
+    for w in (  # noqa: SIM905
+        "sign sign-off signature approval review present attend watch supervisor second two"
+        " single alone own any every nobody anyone need require only can may must order"
+    ).split()
+)
+
+
+_NEGATED_CLAUSE = re.compile(
+    r"\b(?:not|never|no|can't|cannot|mustn't|won't)\b[^.;,]*$", re.IGNORECASE
+)
+
+
+def _waived(text: str) -> re.Match[str] | None:
+    """Where a second party is waived, not in a clause that forbids it
+    ("can't land on main without sign-off from a pair of reviewers")."""
+    for found in _PARTY_WAIVED.finditer(text):
+        if not _NEGATED_CLAUSE.search(text, 0, found.start()):
+            return found
+    return None
+
+
+def _check_waived(new: Statement, cand: Statement, sim: float) -> str | None:
+    """One lesson requires a second party for an act the other lets be done
+    without it: the reason, or None. The two must be close (similarity) and
+    share a word of the act itself ("barrels", "pyro", "uplink")."""
+    if sim < 0.5 or named_apart(new, cand) or _compare_facts(new.facts, cand.facts).thresholds:
+        # (other environments or names; "above £500 require a signature" and
+        # "£500 or less … without a signature" are two sides of one threshold)
+        return None
+    for a, b in ((new, cand), (cand, new)):
+        required = _PARTY_REQUIRED.search(a.text)
+        if not required or _waived(a.text):
+            continue
+        waived = _waived(b.text)
+        if not waived or _PARTY_REQUIRED.search(b.text):
+            continue
+        act = (set(a.content) & set(b.content)) - _PARTY_WORDS
+        if act:
+            return f"{required.group(0)!r} vs {waived.group(0)!r}"
+    return None
 
 
 # what a lesson says it adds to another rule

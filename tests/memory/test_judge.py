@@ -1319,3 +1319,74 @@ def test_a_date_the_sentence_is_about_stays_a_value() -> None:
         )
         is Relation.CONTRADICTS
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        # every value equal, in another language: a restatement
+        ("Der Kühlraum wird zwischen 3 und 5 °C gehalten; über 6 °C den Techniker rufen.",
+         "Keep the cold room at 3-5 °C and call the technician above 6 °C.", "duplicate"),
+        ("冷蔵庫は2〜8℃に保つこと。", "Keep the vaccine fridge between 2 and 8 °C.", "duplicate"),
+        ("Les retours sont facturés 4,50 € par colis.", "Returns are billed at €4.50 per parcel.",
+         "duplicate"),
+        # another value, or a value only one states: novel (no words to say it is one subject)
+        ("Der Kühlraum wird zwischen 3 und 5 °C gehalten.",
+         "Keep the freezer room at -18 °C.", "novel"),
+        ("Le stock est compté chaque semaine.", "Count the stock every 3 weeks.", "novel"),
+    ],
+)  # fmt: skip
+def test_a_pair_in_two_languages_is_read_by_its_values(
+    content: str, other: str, expected: str
+) -> None:
+    assert relation(content, other, similarity=0.2).value == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        ("Any shift lead can reopen a closed till on their own.",
+         "Reopening a closed till requires the store manager's sign-off.", "contradicts"),
+        ("Every dive in the seal pool needs a second diver as safety watch.",
+         "Keepers can dive the seal pool alone to clean the filters.", "contradicts"),
+        # another environment, or the two sides of one threshold
+        ("Production restores require approval from the DBA lead.",
+         "Staging restores can be run by any engineer without approval.", "novel"),
+        ("Orders above $300 require a signature on delivery.",
+         "Orders of $300 or less may be left at the door without a signature.", "novel"),
+    ],
+)  # fmt: skip
+def test_a_second_party_required_against_one_waived(
+    content: str, other: str, expected: str
+) -> None:
+    assert relation(content, other, similarity=0.7).value == expected
+
+
+def test_a_party_forbidden_to_be_done_without_is_required_not_waived() -> None:
+    verdict = relation(
+        "A release can't ship without sign-off from two reviewers.",
+        "Releases need approval from two reviewers.",
+        similarity=0.7,
+    )
+    assert verdict is not Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Die Frist beträgt 14 Tage.", ("duration", 14 * 86400.0)),
+        ("El plazo es de 2 semanas.", ("duration", 14 * 86400.0)),
+        ("保存期間は90日間です。", ("duration", 90 * 86400.0)),
+        (
+            "Loads with more than one fifth of their weight in ceramics are rejected.",
+            ("percent", 20.0),
+        ),
+        ("Stow the 9 m dish in high winds.", ("quantity", 9.0)),
+        ("Fees are twenty per cent of the total.", ("percent", 20.0)),
+    ],
+)
+def test_values_written_as_other_languages_and_other_notations_write_them(
+    text: str, fact: tuple[str, float]
+) -> None:
+    facts = analyse(text).facts
+    assert [(f.dim, f.value[0]) for f in facts] == [fact]
