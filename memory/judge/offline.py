@@ -229,6 +229,7 @@ def _subject_conflict(
             return _say_qualifiers(new, cand, q_n, q_c)
     return (
         _compound_names_differ(new, cand)
+        or _lettered_apart(new, cand)
         or _identifiers_apart(new, cand)
         or _valued_apart(new, cand)
         or _kinds_apart(new, cand)
@@ -335,12 +336,39 @@ def named_apart(new: Statement, cand: Statement) -> str | None:
             if _numbered_apart(e_n, e_c):
                 return f"{new.say(e_n)} vs {cand.say(e_c)}"
     return (
-        _identifiers_apart(new, cand)
+        _lettered_apart(new, cand)
+        or _identifiers_apart(new, cand)
         or _environments_apart(new, cand)
         or _valued_apart(new, cand)
         or _sites_apart(new, cand)
         or _kinds_apart(new, cand)
     )
+
+
+# A thing labelled by a capital letter after its noun ("spinning hall A",
+# "rink B", "type O", "plan C"): mid-sentence, a capital letter is no
+# article. ("I" is a pronoun; "A&E", "A/B" are other things.)
+_LETTER_LABEL = re.compile(r"\b([A-Za-z][a-z-]{2,})\s+([A-HJ-Z])\b(?![&/'’.-])")
+_NOT_LABELLED = frozenset(
+    "the and or of to in at on for with from by than then but nor plan".split()  # noqa: SIM905
+)
+
+
+def _letter_labels(text: str) -> dict[str, str]:
+    return {
+        m.group(1).lower(): m.group(2)
+        for m in _LETTER_LABEL.finditer(text)
+        if m.group(1).lower() not in _NOT_LABELLED
+    }
+
+
+def _lettered_apart(new: Statement, cand: Statement) -> str | None:
+    """The same noun labelled by two letters: two things ("hall A" and "hall B")."""
+    labels_n, labels_c = _letter_labels(new.text), _letter_labels(cand.text)
+    for head in sorted(labels_n.keys() & labels_c.keys()):
+        if labels_n[head] != labels_c[head]:
+            return f"{head} {labels_n[head]} vs {head} {labels_c[head]}"
+    return None
 
 
 # A requirement written as a permission withheld until its condition

@@ -1390,3 +1390,17 @@ def test_values_written_as_other_languages_and_other_notations_write_them(
 ) -> None:
     facts = analyse(text).facts
     assert [(f.dim, f.value[0]) for f in facts] == [fact]
+
+
+def test_a_noun_labelled_by_another_letter_is_another_thing() -> None:
+    verdict = relation(
+        "The ring frames in spinning hall B run three shifts Monday through Saturday.",
+        "Spinning hall A runs three shifts Monday to Saturday.",
+    )
+    assert verdict is Relation.NOVEL
+    # the same letter is the same hall
+    same = relation(
+        "The ring frames in spinning hall B run three shifts Monday through Saturday.",
+        "Spinning hall B runs three shifts Monday to Saturday.",
+    )
+    assert same is Relation.DUPLICATE
