@@ -333,7 +333,13 @@ _CJK_UNITS = (
     (r"か月|ヶ月|カ月|ケ月|个月|個月|개월", "months"),
     (r"年間", "years"),
 )
-_CJK = "\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af"
+_PEOPLE = (
+    r"kids|children|child|minors|teens|teenagers|drivers|riders|patients|donors|guests|visitors"
+    r"|passengers|players|students|pupils|customers|employees|staff|workers|skaters|swimmers|anyone"
+    r"|people|persons|adults|members|participants|applicants|renters|tenants|travellers|travelers"
+)
+_AGE_BOUND = {"younger": "under", "older": "over"}
+_CJK = "\u3000-\u30ff\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 # A range between two numbers in other languages ("zwischen 2 und 4",
 # "entre 2 et 4", "tra 2 e 4", "od 2 do 4"), and a decimal comma before a
 # unit or a currency ("2,90 €", "1,5 kg" — never "1,500", three digits).
@@ -411,6 +417,16 @@ def normalise_values(text: str) -> str:
     t = re.sub(r"(\d)\s?(?:inch(?:es)?|″)(?!\w)", r"\1 inch", t, flags=re.I)
     t = re.sub(r"(\d)\s?(?:km/h|kph)\b", r"\1 kmh", t, flags=re.I)
     t = re.sub(r"\bper ?cent\b", "percent", t, flags=re.I)
+    # a person's age as a bound ("kids under 12", "children younger than
+    # twelve", "drivers over 70"): years, so the two forms compare
+    t = re.sub(
+        rf"\b({_PEOPLE})\s+(?:aged\s+)?(?:(under|below|over|above)|(younger|older) than)"
+        r"\s+(?:the age of\s+)?(\d{1,3})\b"
+        r"(?!\s*(?:[%°$€£/.,]\d|[%°$€£/]|(?:years?|months?|weeks?|days?|hours?|kg|lbs?|cm|m|km|ft)\b))",
+        lambda m: f"{m.group(1)} {m.group(2) or _AGE_BOUND[m.group(3).lower()]} {m.group(4)} years",
+        t,
+        flags=re.I,
+    )
     # a range of a reading named before it ("pH is between 6.5 and 7.5",
     # "pH 6.5–7.5"): the name belongs to both ends
     t = re.sub(

@@ -1383,6 +1383,8 @@ def test_a_party_forbidden_to_be_done_without_is_required_not_waived() -> None:
         ),
         ("Stow the 9 m dish in high winds.", ("quantity", 9.0)),
         ("Fees are twenty per cent of the total.", ("percent", 20.0)),
+        ("Children younger than twelve ride free.", ("duration", 12 * 31536000.0)),
+        ("水温は、27℃を超えないこと。", ("quantity", 300.15)),
     ],
 )
 def test_values_written_as_other_languages_and_other_notations_write_them(
