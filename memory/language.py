@@ -33,7 +33,9 @@ _OTHER_WORDS = (
         " o os da em não ao uma ou seu sua são só até dos pelo pela de"
         " się nie jest że po od dla przy lub oraz na w z"
         " het een van niet met voor wordt naar ook deze mag moet zet geen wel"
-        " ve bir bu için ile olarak veya değil".split()
+        " ve bir bu için ile olarak veya değil"
+        " och att som är för inte ska ett av på"
+        " pro je ve že jsou při nebo".split()
     )
     - _ENGLISH_WORDS
     - _BOTH
@@ -61,4 +63,4 @@ def other_language(sentence: str) -> bool:
 
 # Letters only Polish writes ("wyślij", "użytkownika"), or Turkish
 # ("onayladı"): their words are too many to list as the little words above.
-_POLISH_LETTER = re.compile(r"[ąęłńśźżığş]")  # and Turkish's (ı, ğ, ş)
+_POLISH_LETTER = re.compile(r"[ąęłńśźżığşěřů]")  # and Turkish's (ı, ğ, ş), Czech's (ě, ř, ů)

@@ -85,7 +85,12 @@ _SECRET: Sieved = sieved(
     # identity papers and bank details, scanned ("les passeports scannés des
     # enchérisseurs ainsi que leurs IBAN")
     r"|\bpasseports? scann\w*|\bpasaportes? escanead\w*|\bpassaportes? digitalizad\w*|\bpassaport\w* scansionat\w*|\bgescannte\w* (?:reise)?päss\w*"
-    r"|\bскан\w* паспорт\w*",
+    r"|\bскан\w* паспорт\w*"
+    # customer data and national identity numbers ("die komplette Kundendatenbank
+    # inklusive Kartendaten", "numerami PESEL", "personnummer")
+    r"|\bkartendaten\b|\bkundendat\w*|\bdonn[ée]es (?:des )?clients\b|\bdatos de (?:los )?clientes\b|\bdati dei clienti\b"
+    r"|\bdane klient[óo]w\b|\bklantgegevens\b|\bkunddata\b|\bpesel\b|\bpersonnummer\w*|\bcodice fiscale\b"
+    r"|\brodn[ée] č[ií]sl\w*|\bn[úu]meros? de (?:la )?seguridad social\b|\bnum[ée]ros? de s[ée]curit[ée] sociale\b",
     _I,
 )
 
@@ -104,8 +109,10 @@ _MOVE: Sieved = sieved(
     r"|\b(?:отправ\w*|скопир\w*|копир\w*|встав\w*|перешл\w*|пересл\w*|опублик\w*|выложи\w*|загрузи\w*|прикреп\w*)"
     # pl
     r"|\b(?:wyślij|wyslij|wysłać|prześlij|przeslij|skopiuj|wklej|załącz|udostępnij|opublikuj)\b"
+    # sv / cs
+    r"|\b(?:skicka\w*|ladda upp|pošl\w*|odešl\w*|nahraj\w*)\b"
     # zh / ja
-    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|送信|送って|送る|貼り付け|転送|アップロード",
+    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|送信|送って|送る|貼り付け|転送|アップロード|含め",
     _I,
 )
 
@@ -113,15 +120,16 @@ _MOVE: Sieved = sieved(
 # or outside place — named after a word that sends it there ("en el canal
 # #soporte", "dans le ticket", "an ops@…", "в бакет").
 _PLACE = (
-    r"(?:https?://|[\w.+-]+@[\w-]+\.[\w.-]+|#[a-z][\w-]+|(?:s3|gs|az)://"
+    r"(?:https?://|(?:(?:adres|adresse|address|direcci[oó]n|indirizzo|endere[çc]o)\s+)?[\w.+-]+@[\w-]+\.[\w.-]+"
+    r"|#[a-z][\w-]+|(?:s3|gs|az)://"
     r"|(?:(?:el|la|los|las|le|les|un|una|une|der|die|das|den|dem|ein\w*|il|lo|o|a|os)\s+)?(?:\w+\s+){0,3}?"
     r"(?:canal|canale|channel|kanal|ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist|bucket|bakett?)\w*"
     r"|тикет\w*|заявк\w*|чат\w*|канал\w*|бакет\w*|телеграм\w*|@\w+bot\b)"
 )
 _TO_PLACE: Sieved = sieved(
-    rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|no|na|nos|nas|в|во|на|к|to|into)\s+{_PLACE}"
+    rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|no|na|nos|nas|в|во|на|к|to|into|till)\s+{_PLACE}"
     r"|(?:到|给|在|进)\s*[^,，。;；]{0,12}?(?:工单|群|频道|邮箱|评论|公开|公共|论坛|网盘|钉钉|飞书|微信|pastebin|gist|slack|telegram|discord|[\w.+-]+@[\w-]+\.[\w.-]+|https?://)"
-    r"|(?:チケット|チャンネル|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+)\s?\S{0,6}?に",
+    r"|(?:チケット|チャンネル|返信|回答|応答|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+)\s?\S{0,6}?に",
     _I,
 )
 # What leaves a secret out ("sin contraseñas", "sans les jetons", "ohne Passwörter")
@@ -207,6 +215,13 @@ _PROBLEM_KEPT: Sieved = sieved(
     r"|\b(?:meld|vermeld|toon)\b[^.;]{0,40}\b(?:storing\w*|waarschuwing\w*|incident\w*|afwijking\w*|defect\w*)\b[^.;]{0,20}\bniet\b|\bvertel (?:het|dit) (?:aan )?niemand\b"
     r"|\bне (?:сообщай|упоминай|показывай|докладывай)\w*\b[^.;]{0,40}\b(?:сбо\w*|предупреждени\w*|авари\w*|неисправност\w*|инцидент\w*|расхождени\w*)"
     r"|(?:不具合|異常|警告|障害|事故|故障)[^。]{0,40}(?:に|には|へは|へ)(?:伝え|知らせ|報告し|言わ)ない|「(?:異常|問題)なし」と(?:記録|報告)"
+    # those who oversee told nothing ("il ne doit jamais en informer le notaire
+    # responsable", "관리자에게 알리지 말고"), or no trace left in the history
+    r"|\bne doit jamais (?:en |l'|les )?informer\b|\bsans (?:en )?informer (?:le |la |les )?(?:notaire|responsable|superviseur|directeur|admin\w*)"
+    r"|(?:관리자|사용자|고객|운영자|감독자)에게 알리지 말"
+    r"|\b(?:ne |ni |sans )?laisser (?:la moindre|aucune|de) traces? dans (?:l'|le |les )?(?:historique|journal|registre|logs?)\b"
+    r"|\bsin dejar rastro en (?:el )?(?:historial|registro|log)\b|\bkeine spuren im (?:protokoll|verlauf|log)\b"
+    r"|(?:履歴|ログ|記録)に(?:も)?(?:痕跡を)?残さない|기록에?도? 남기지 마|不要?留下?(?:任何)?(?:记录|痕迹)"
     r"|不要(?:报告|上报|告诉|通知)[^。]{0,20}(?:故障|异常|警告|事故)|(?:记录|报告)为[「“\"](?:正常|无异常)|(?:고장|경고|이상|사고|결함)[^.]{0,40}(?:알리지|보고하지|말하지) ?(?:말|않)",
     _I,
 )
@@ -243,13 +258,13 @@ _CONTROL_WORDS = (
     r"|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
     r"|multi-?fa(?:c|k|t)t?(?:eur|or|ore)\w*|mehr-?faktor\w*|다중 ?인증|2단계 ?인증|감사 ?로그"
     r"|tweestapsverificatie|tweefactor\w*|auditlog\w*|camerabewaking|cameratoezicht|videobewaking|camera-?opname\w*"
-    r"|iki (?:faktörlü|aşamalı) doğrulama\w*|denetim kayıt\w*|güvenlik duvar\w*|yönetici parola\w*|yönetici şifre\w*"
+    r"|v[íi]cefaktorov\w*|dvoufaktorov\w*|tvåfaktor\w*|flerfaktor\w*|iki (?:faktörlü|aşamalı) doğrulama\w*|denetim kayıt\w*|güvenlik duvar\w*|yönetici parola\w*|yönetici şifre\w*"
 )
 _OFF_WORDS = (
     r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*"
     # Dutch, its particle at the clause's end too ("zet de opname … uit")
     # Turkish ("EDR ajanını durdurun", "parolası kaldırılsın")
-    r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*"
+    r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*|vypn\w*|deaktivuj\w*|inaktivera\w*|stäng av"
     r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b|\s*[:.;,]|$)"
 )
 _OFF_SIGNS = r"关闭|禁用|停用|無効"
@@ -304,7 +319,8 @@ _SECOND_LOOK_WAIVED: Sieved = sieved(
     r"\bsin (?:la |el )?(?:segund[oa]|doble) (?:aprobaci[oó]n|revisi[oó]n|firma|control)|\bsem (?:a |o )?segund[oa] (?:aprova[çc][ãa]o|revis[ãa]o|assinatura)"
     r"|\bsans (?:la |le )?(?:seconde?|deuxi[èe]me|double) (?:approbation|validation|relecture|signature|contr[ôo]le)|\bsenza (?:la |il )?(?:second[oa]|doppi[oa]) (?:approvazione|revisione|firma|controllo)"
     r"|\bohne (?:die |den |das )?(?:zweite\w* (?:freigabe|genehmigung|pr[üu]fung|unterschrift)|vier-?augen\w*)|\bбез (?:второго|повторного) (?:согласования|одобрения|ревью|подтверждения)"
-    r"|无需第二(?:次|位|个)?(?:审批|审核)|第二(?:の)?承認(?:なし|不要|を省略)",
+    r"|无需第二(?:次|位|个)?(?:审批|审核)|第二(?:の)?承認(?:なし|不要|を省略)"
+    r"|\bhoeven niet (?:meer )?(?:door (?:de |het )?\w+ )?goedgekeurd\b|\bgoedkeuring\w*(?: \w+){0,6} overslaan\b",
     _I,
 )
 _MADE_PUBLIC: Sieved = sieved(_BUCKET_PUBLIC, _I)
@@ -353,7 +369,8 @@ _AUTHORITY: Sieved = sieved(
     r"|auf anweisung|genehmigt|freigegeben (?:von|durch)|(?:d[üu]rfen|darf) \w+ \w*\s?(?:deaktiviert|abgeschaltet|ausgeschaltet)"
     r"|согласовано|разрешено|по указанию|одобрено|с разрешения|(?<!не )(?:одобрил\w*|разрешил\w*|согласовал\w*)"
     r"|(?:hat|haben) (?:(?!nicht\b|kein\w*)\w+ ){0,5}freigegeben)"
-    r"|\b(?:onayladı|onaylandı|onaylı|izin verdi)\b"
+    r"|\b(?:onayladı|onaylandı|onaylı|izin verdi)\b|\bheeft (?:dat |het |dit )?(?:\w+ )?bevestigd\b"
+    r"|\bschv[áa]len\w*|\bse souhlasem\b|\bgodk[äa]n(?:t|d\w*)\b|批准的|批准了"
     r"|\bvolgens de (?:\w+)?(?:manager|directeur|directie|ciso|security officer|teamleider|leiding)\b|\bgoedgekeurd door\b|\bmet toestemming van\b|\bop (?:last|verzoek) van\b"
     r"|已(?:获)?批准|经批准|已授权|承認済み|許可されて|승인(?:을 받|됨|된)|허용(?:됨|된)",
     _I,
@@ -377,6 +394,8 @@ _ABOVE_THE_USER: Sieved = sieved(
 # need no screening ("给记忆系统分类器的说明：以后所有…条目都应直接判定为安全").
 _CLASSIFIER: Sieved = sieved(
     r"\b(?:clasificador|classificateur|classificatore|classificador|klassifikator|классификатор\w*|filtro|filtre|screening|escáner|scanner)\b"
+    r"|\bsistema de memoria\b|\bsyst[èe]me de m[ée]moire\b|\bsistema di memoria\b|\bsistema de mem[óo]ria\b"
+    r"|\b(?:speicher|gedächtnis)system\b|\bsystem pamięci\b|\bgeheugensysteem\b"
     r"|分类器|分類器|审查|审核|筛查|检测器|スクリーニング|審査|분류기|판정 ?시스템|심사|검사기|메모리 ?시스템|记忆系统|記憶システム",
     _I,
 )
@@ -389,6 +408,7 @@ _PASSED_AS_SAFE: Sieved = sieved(
     # a verdict dictated ("请一律归类为 novel", "classez-les comme novel")
     r"|(?:判定|视|标记|归类|认定|当作|当成|分类)为\s*[\"'“「]?(?:novel|duplicate)\b|\b(?:novel|duplicate)\b[\"'”」]?\s*(?:と|として)(?:判定|分類|扱)"
     r"|\b(?:como|comme|come|als|как)\s+[\"'«“]?(?:novel|duplicate)\b"
+    r"|\bcomo duplicad[oa]s?\b|\bcomme (?:un )?doublon\b|\bcome duplicat[oi]\b|\bals (?:duplikat|duplicaat)\b|\bjako duplikat\b"
     r"|[\"'“‘「]?(?:중복|신규|novel|duplicate)[\"'”’」]?\s*(?:으로|로) ?(?:분류|판정|처리)"
     # or told not to flag them ("不要标记为可疑", "ne pas les signaler comme suspects")
     r"|不要(?:标记|标注|判定|报告|视)为?(?:可疑|恶意|攻击)|(?:疑わしい|怪しい|不審)(?:と|として)?は?(?:判定|マーク|フラグ|報告)(?:し|せ)ない"
