@@ -592,6 +592,12 @@ def _valued_apart(new: Statement, cand: Statement) -> str | None:
     return None
 
 
+# words after a size that tell the measure rather than name a thing
+_MEASURE_TOLD = lx.LENGTH_CUES | {
+    "clear", "free", "thick", "thin", "narrow", "long", "short", "heavy", "light", "of", "in",
+}  # fmt: skip
+
+
 def _naming_frequencies(st: Statement) -> list[Fact]:
     """Values used as part of a name: "the *nightly* ETL", "the *hourly*
     incremental job", "the *-80 °C* freezer" (a frequency or a temperature
@@ -600,7 +606,10 @@ def _naming_frequencies(st: Statement) -> list[Fact]:
     for f in st.facts:
         frequency = f.dim == INTERVAL and f.text.lower() in lx.FREQUENCY_WORDS
         temperature = f.dim == QUANTITY and f.key == "[temperature]"  # "the -80 °C freezer"
-        if not (frequency or temperature):
+        # a size before a thing ("the 20 lb washers", "the 9 m dish"), not a
+        # measure told of it ("1.8 m high", "3 m apart")
+        size = f.dim == QUANTITY and f.key in ("[mass]", "[length]", "[length] ** 3")
+        if not (frequency or temperature or size):
             continue
         # the word after the fact's own words ("-80 degc *freezer*")
         end = f.pos + len(f.text.split())
@@ -610,6 +619,7 @@ def _naming_frequencies(st: Statement) -> list[Fact]:
             and after.kind is Kind.WORD
             and after.role is Role.CONTENT
             and not (after.verb or after.aux or is_verb(after.lemma))
+            and not (f.dim == QUANTITY and after.raw.lower() in _MEASURE_TOLD)
         ):
             out.append(f)
     return out

@@ -351,6 +351,12 @@ _OTHER_RANGE = re.compile(
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,])(?=\s?(?:€|%|°|[^\W\d_]))")
 
 
+def _tolerance(value: float, plus_minus: float) -> str:
+    """ "6.0 ± 0.2" as the range it allows, "5.8-6.2"."""
+    low, high = value - plus_minus, value + plus_minus
+    return f"{low:.10g}-{high:.10g}"
+
+
 def _other_notations(text: str) -> str:
     """Numbers as other languages write them, in the notation the English
     rewrites below read: CJK units after a number, the wave dash of a range,
@@ -417,6 +423,21 @@ def normalise_values(text: str) -> str:
     t = re.sub(r"(\d)\s?(?:inch(?:es)?|″)(?!\w)", r"\1 inch", t, flags=re.I)
     t = re.sub(r"(\d)\s?(?:km/h|kph)\b", r"\1 kmh", t, flags=re.I)
     t = re.sub(r"\bper ?cent\b", "percent", t, flags=re.I)
+    # a unit joined to its number by a hyphen ("a 40-pound washer", "the
+    # 3-litre jug"): the measure, as if written apart
+    t = re.sub(
+        r"(\d)-(pounds?|lbs?|kg|kilos?|tons?|tonnes?|litres?|liters?|gallons?|watts?|volts?|inch|feet|foot)\b",
+        # (a pound joined to its number weighs: "a 40-pound washer" is no price)
+        lambda m: f"{m.group(1)} {'lb' if m.group(2).lower().startswith('pound') else m.group(2)}",
+        t,
+        flags=re.I,
+    )
+    # a value and its tolerance ("pH 6.0 ± 0.2"): the range it allows
+    t = re.sub(
+        r"(\d+(?:\.\d+)?)\s*(?:±|\+/-|\+-)\s*(\d+(?:\.\d+)?)",
+        lambda m: _tolerance(float(m.group(1)), float(m.group(2))),
+        t,
+    )
     # a person's age as a bound ("kids under 12", "children younger than
     # twelve", "drivers over 70"): years, so the two forms compare
     t = re.sub(

@@ -1406,3 +1406,21 @@ def test_a_noun_labelled_by_another_letter_is_another_thing() -> None:
         "Spinning hall B runs three shifts Monday to Saturday.",
     )
     assert same is Relation.DUPLICATE
+
+
+def test_a_size_before_a_thing_names_it() -> None:
+    verdict = relation(
+        "Bridge Street's 40-pound washers cost eight dollars a cycle.",
+        "Bridge Street's 20 lb washers cost $4.50 per cycle.",
+    )
+    assert verdict is Relation.NOVEL
+
+
+def test_a_value_and_its_tolerance_are_the_range_they_allow() -> None:
+    tolerance = analyse("Lettuce bays: target pH 6.0 ± 0.2.").facts
+    range_ = analyse("Keep the lettuce bays between pH 5.8 and 6.2.").facts
+    assert (
+        [(f.dim, f.key, f.value) for f in tolerance]
+        == [(f.dim, f.key, f.value) for f in range_]
+        == [("count", "ph", (5.8,)), ("count", "ph", (6.2,))]
+    )
