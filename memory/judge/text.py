@@ -273,10 +273,10 @@ def _spoken_fractions(t: str) -> str:
     """ "half a gibibyte" -> "0.5 gibibyte", "three quarters of an hour" ->
     "0.75 hour", "a day and a half" -> "1.5 day", "a fortnight" -> "14 days"."""
     t = re.sub(r"\b(?:a|one) fortnight\b", "14 days", t, flags=re.IGNORECASE)
-    # "one fifth of it", "a tenth of the load": a share (text2num would read
-    # "one fifth" as "1 5th")
+    # "one fifth of it", "a quarter of the hammer": a share — read before
+    # text2num, which reads "one fifth" as "1 5th"
     t = re.sub(
-        r"\b(?:a|one)[- ](fifth|tenth) of\b"
+        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
         r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
         lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
         t,
@@ -495,13 +495,6 @@ def normalise_values(text: str) -> str:
         r"\1 footpound",
         t,
         flags=re.I,
-    )
-    t = re.sub(
-        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
-        r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
-        lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
-        t,
-        flags=re.IGNORECASE,
     )
     t = re.sub(
         r"\b(one|\d{1,2}) (?:in|out of) (\d{1,3})\b"
