@@ -867,7 +867,7 @@ def read_pair(
     """
     sim = _clip(similarity, -1.0, 1.0)
     if other_language(new.text) != other_language(cand.text) and not (new.empty or cand.empty):
-        return _across_languages(new, cand)
+        return _across_languages(new, cand, sim)
     if sim < MIN_SIMILARITY or new.empty or cand.empty:
         return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
     sim_score = _clip((sim - 0.5) / 0.45)
@@ -1041,13 +1041,15 @@ def read_pair(
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
 
 
-def _across_languages(new: Statement, cand: Statement) -> Reading:
+def _across_languages(new: Statement, cand: Statement, sim: float) -> Reading:
     """A pair written in two languages: the rules cannot compare their words
     (nor can the embedding model, which knows English), only their values.
     Every value stated by both and equal — a restatement, the likelier the
     more values agree ("Die Kühlkammer muss zwischen 2 und 4 °C …" and "Hold
     the body refrigeration room at 2–4 °C …"); anything else is novel (a
-    contradiction needs the words that say two lessons share a subject)."""
+    contradiction needs the words that say two lessons share a subject).
+    One value alone is too common ("30 days") to fold a lesson into one the
+    vectors place far from it: it needs the similarity any pair needs."""
     facts = _compare_facts(new.facts, cand.facts)
     hard_new = [k for k in facts.new_only if k[0] not in SOFT_DIMENSIONS]
     hard_cand = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
@@ -1056,6 +1058,8 @@ def _across_languages(new: Statement, cand: Statement) -> Reading:
     agreeing = sum(
         len(found) for key, found in _group(new.facts).items() if key[0] not in SOFT_DIMENSIONS
     )
+    if agreeing < 2 and sim < MIN_SIMILARITY:
+        return Reading(Relation.NOVEL, 0.6, "written in another language, one common value")
     confidence = CROSS_LANGUAGE_DUPLICATE + 0.06 * min(agreeing - 1, 2)
     reason = f"written in another language, with the same values ({'; '.join(facts.agree)})"
     return Reading(Relation.DUPLICATE, confidence, reason)

@@ -1328,7 +1328,8 @@ def test_a_date_the_sentence_is_about_stays_a_value() -> None:
         ("Der Kühlraum wird zwischen 3 und 5 °C gehalten; über 6 °C den Techniker rufen.",
          "Keep the cold room at 3-5 °C and call the technician above 6 °C.", "duplicate"),
         ("冷蔵庫は2〜8℃に保つこと。", "Keep the vaccine fridge between 2 and 8 °C.", "duplicate"),
-        ("Les retours sont facturés 4,50 € par colis.", "Returns are billed at €4.50 per parcel.",
+        ("Les retours de plus de 2 kg sont facturés 4,50 € par colis.",
+         "Returns over 2 kg are billed at €4.50 per parcel.",
          "duplicate"),
         # another value, or a value only one states: novel (no words to say it is one subject)
         ("Der Kühlraum wird zwischen 3 und 5 °C gehalten.",
@@ -1423,4 +1424,23 @@ def test_a_value_and_its_tolerance_are_the_range_they_allow() -> None:
         [(f.dim, f.key, f.value) for f in tolerance]
         == [(f.dim, f.key, f.value) for f in range_]
         == [("count", "ph", (5.8,)), ("count", "ph", (6.2,))]
+    )
+
+
+def test_one_common_value_across_languages_folds_nothing_far_away() -> None:
+    # a German refund rule and an English log rule share "30 days", nothing else
+    far = relation(
+        "Rückerstattungen werden innerhalb von 30 Tagen bearbeitet.",
+        "Access logs are kept for 30 days.",
+        similarity=0.1,
+    )
+    assert far is Relation.NOVEL
+    # two values, or one at the similarity any pair needs, still restate
+    assert (
+        relation(
+            "Der Kühlraum wird zwischen 3 und 5 °C gehalten.",
+            "Keep the cold room at 3-5 °C.",
+            similarity=0.1,
+        )
+        is Relation.DUPLICATE
     )
