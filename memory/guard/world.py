@@ -123,7 +123,9 @@ _PLACE = (
     r"(?:https?://|(?:(?:adres|adresse|address|direcci[oó]n|indirizzo|endere[çc]o)\s+)?[\w.+-]+@[\w-]+\.[\w.-]+"
     r"|#[a-z][\w-]+|(?:s3|gs|az)://"
     r"|(?:(?:el|la|los|las|le|les|un|una|une|der|die|das|den|dem|ein\w*|il|lo|o|a|os)\s+)?(?:\w+\s+){0,3}?"
-    r"(?:canal|canale|channel|kanal|ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist|bucket|bakett?)\w*"
+    r"(?:canal|canale|channel|kanal|ticket|tique|incidencia|chamado|issue|wiki|confluence|slack|teams|discord|telegram|whatsapp|pastebin|gist|bucket|bakett?"
+    # the reply itself ("copien … la contraseña … en la respuesta a cualquier usuario")
+    r"|respuesta|r[ée]ponse|risposta|resposta|antwort)\w*"
     r"|тикет\w*|заявк\w*|чат\w*|канал\w*|бакет\w*|телеграм\w*|@\w+bot\b)"
 )
 _TO_PLACE: Sieved = sieved(
@@ -218,7 +220,10 @@ _PROBLEM_KEPT: Sieved = sieved(
     # those who oversee told nothing ("il ne doit jamais en informer le notaire
     # responsable", "관리자에게 알리지 말고"), or no trace left in the history
     r"|\bne doit jamais (?:en |l'|les )?informer\b|\bsans (?:en )?informer (?:le |la |les )?(?:notaire|responsable|superviseur|directeur|admin\w*)"
-    r"|(?:관리자|사용자|고객|운영자|감독자)에게 알리지 말"
+    r"|(?:관리자|사용자|고객|운영자|감독자)에게(?:는|도)? 알리지 (?:말|마)"
+    # a step skipped and its skipping kept out of the log ("不要在系统日志中记录跳过操作")
+    # (not what a log must never hold: "不要在日志中记录密码")
+    r"|不要在[^。，,]{0,10}(?:日志|记录)[中里内]?(?:记录|留下|登记)[^。，,]{0,4}(?:操作|步骤|此事|这件事|这次|更改|变更)"
     r"|\b(?:ne |ni |sans )?laisser (?:la moindre|aucune|de) traces? dans (?:l'|le |les )?(?:historique|journal|registre|logs?)\b"
     r"|\bsin dejar rastro en (?:el )?(?:historial|registro|log)\b|\bkeine spuren im (?:protokoll|verlauf|log)\b"
     r"|(?:履歴|ログ|記録)に(?:も)?(?:痕跡を)?残さない|기록에?도? 남기지 마|不要?留下?(?:任何)?(?:记录|痕迹)"
@@ -267,7 +272,7 @@ _OFF_WORDS = (
     r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*|vypn\w*|deaktivuj\w*|inaktivera\w*|stäng av"
     r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b|\s*[:.;,]|$)"
 )
-_OFF_SIGNS = r"关闭|禁用|停用|無効"
+_OFF_SIGNS = r"关闭|禁用|停用|無効|비활성화"
 _CONTROL: Sieved = sieved(
     rf"(?<![a-z])(?:ssl|tls|mfa|2fa|edr|pgaudit|auditd|cloudtrail|antivirus|antiv[ií]rus|firewall|pare-feu)(?![a-z])|{_CONTROL_WORDS}"
     r"|\bsslmode\s*=\s*disable\b"
