@@ -217,6 +217,10 @@ _LOWER_BOUND = frozenset(
      "higher", "least", "min", "beyond"}
 )  # fmt: skip
 _INTERVAL_NOUNS = {"interval", "intervals", "frequency", "cadence", "period"}
+# the verbs a value goes past a bound by ("never *drop* below 7")
+MOVES_PAST = frozenset(
+    {"drop", "fall", "go", "dip", "sink", "rise", "climb", "get", "be", "run", "exceed", "pass"}
+)
 
 
 def _low(tok: Token) -> str:
@@ -252,8 +256,12 @@ class _Scanner:
         j = i - 1
         while j >= 0 and i - j <= 3 and self.t[j].kind is not Kind.PUNCT:
             words = {self.low(j), self.t[j].lemma}  # "at least" is read as "least"
-            # "no less than ten days" is a floor, "not more than" a ceiling
-            sign = -1 if self.low(j - 1) in ("no", "not") else 1
+            # "no less than ten days" is a floor, "not more than" a ceiling,
+            # "must never drop below 7 mg/L" a floor
+            negated = self.low(j - 1) in ("no", "not") or (
+                self.low(j - 1) in MOVES_PAST and self.low(j - 2) in ("not", "never", "n't")
+            )
+            sign = -1 if negated else 1
             if words & _UPPER_BOUND:
                 return -sign
             if words & _LOWER_BOUND:

@@ -40,6 +40,7 @@ from memory.judge import lexicon as lx
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.facts import (
     INTERVAL,
+    MOVES_PAST,
     QUANTITY,
     SOFT_DIMENSIONS,
     VERSION,
@@ -1167,7 +1168,10 @@ def _negated_alone(st: Statement, other: Statement, other_lemmas: set[str]) -> s
     None."""
     if any(-1 in signs for signs in other.signs.values()):
         return None
+    bounded = any(f.bound for f in st.facts)
     for lem, signs in st.signs.items():
+        if bounded and lem in MOVES_PAST:
+            continue  # "must never drop below 7": the bound's own verb, read with the value
         if signs == {-1} and lem not in other_lemmas and lem not in st.entities:
             return st.say(lem)
     return None

@@ -515,6 +515,19 @@ def normalise_values(text: str) -> str:
         t,
         flags=re.IGNORECASE,
     )
+    # "once a quarter" is quarterly; "on a 3-year cycle" is every 3 years
+    t = re.sub(
+        r"\b(?:once (?:a|per|each|every)|every|each|per) quarter\b(?! (?:of|past|to|hour|mile)\b)",
+        "quarterly",
+        t,
+        flags=re.IGNORECASE,
+    )
+    t = re.sub(
+        r"\b(?:on |in )?an? (\d+)[- ](year|month|week|day)s? (?:cycle|rotation|schedule|basis)\b",
+        r"every \1 \2s",
+        t,
+        flags=re.IGNORECASE,
+    )
     return re.sub(r"\bnet[- ](\d+)\b", r"net \1 days", t, flags=re.IGNORECASE)
 
 

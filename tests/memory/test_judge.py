@@ -434,6 +434,20 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "The reporting role has statement_timeout set to a minute and a half.",
             "The reporting role has statement_timeout=90s.",
         ),
+        # a floor written as what must never happen ("never drop below"), a
+        # cycle and a quarter as intervals
+        (
+            "Cold-room humidity must never drop below 40% in the seed vault.",
+            "Cold-room humidity in the seed vault is kept at 40% or higher.",
+        ),
+        (
+            "Fire extinguishers in the depot are serviced on a 2-year cycle.",
+            "Fire extinguishers in the depot are serviced every two years.",
+        ),
+        (
+            "Depot fire doors get their load test once a quarter.",
+            "Depot fire doors get their load test quarterly.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
