@@ -167,11 +167,12 @@ def _judged(new: str, old: str) -> tuple[Verdict, Verdict]:
 
 
 def test_a_paraphrase_the_rules_insert_as_novel_is_read_as_a_duplicate(reader_on):
-    # the issue's own example: a plain paraphrase the rules kept as a new lesson
+    # a plain paraphrase the rules keep as a new lesson (the issue's own
+    # example, the X-Batch header, is read as a duplicate by the rules'
+    # learned layer since its refit on 54 batches — hence the explicit check)
     served, rules = _judged(
-        "Bulk calls to the billing API need the X-Batch header or they get HTTP 429.",
-        "The billing API answers 429 unless the X-Batch header is set; "
-        "send X-Batch: 1 on bulk calls.",
+        "When the build fails with ENOSPC, prune the Docker build cache.",
+        "ENOSPC errors during builds are fixed by running docker builder prune.",
     )
     assert rules.relation is Relation.NOVEL
     assert (served.relation, served.judge) == (Relation.DUPLICATE, READER_NAME)
