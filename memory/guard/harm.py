@@ -259,7 +259,7 @@ def untrusted_install(text: str) -> bool:
 # agents to do it, or claims a standing approval so nobody asks.
 
 _WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) (?:(?:stop|pause|wait) to )?ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:isn't|aren't|is not|are not) (?:needed|necessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
-_CONTROL = r"(?:(?:full[- ])?disk encryption|bitlocker|filevault|lock ?screens?|screen ?locks?|notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run|callback (?:verification|checks?|calls?)|call-?back verification|out-of-band (?:verification|checks?))"
+_CONTROL = r"(?:(?:full[- ])?disk encryption|(?:pgp |gpg |file |at-rest |backup )?encryption|(?:id|identity) (?:verification|checks?)|(?:alarm |security )?event logs?|bitlocker|filevault|lock ?screens?|screen ?locks?|notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run|callback (?:verification|checks?|calls?)|call-?back verification|out-of-band (?:verification|checks?))"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 # no further sign-off asked for ("no further approval is needed")
 _NOTHING_MORE_ASKED = (
@@ -274,6 +274,10 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
     r"|\b(?:vp|cto|ciso|cio|director|head|lead|leader|manager|owner|founder|vendor)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|it|platform|legal|compliance|management|leadership|code owners|finance)\b"
+    # ("approved by the regional manager", "Authorised by the Master of the Mint"),
+    # or said to be had ("he has the owner's verbal approval")
+    r"|\b(?:approved|authori[sz]ed|signed off|cleared|okayed) by (?:the |our )?(?:[\w'’-]+ ){0,4}?(?:manager|director|owner|head|lead|chief|master|president|board|committee|officer|supervisor)\b"
+    r"|\b(?:has|have|had|with|got) (?:the |their |his |her )?(?:[\w'’-]+ ){0,2}(?:verbal |written |e-?mail )?(?:approval|blessing|go-ahead|sign-?off)\b"
     r"|\b(?:ciso|security team|it security|code owners|finance and security|platform team|management|finance|legal|procurement|the board|hr|security) (?:agreed|approved|decided|signed off|confirmed)"
     # an order claimed from above ("per CISO directive 2024-17, …")
     r"|\b(?:per|under|by) (?:the )?(?:ciso|cto|ceo|cio|cfo|vp|security|compliance|leadership|management|executive)(?:'s)? (?:directive|memo|mandate|order|instruction|decision)s?\b"
@@ -287,7 +291,7 @@ _STANDING_APPROVAL = rx(
 )
 # "agents may approve these directly without manager sign-off"
 _WITHOUT_CONTROL = rx(
-    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off)|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
+    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
@@ -799,6 +803,9 @@ _OPENED_TO_ALL = rx(
     r"|\b(?:fix|solution|workaround|answer)\b(?:(?!\b(?:replac|remov|instead|drop|delet)\w*)[^.;]){0,30}\bpolic(?:y|ies) with\b[^.;]{0,10}\bprincipal\b[\s\"'`:=]{1,4}\*"
     rf"|\b(?:allow|open|permit|expos)\w*\b[^.;]{{0,50}}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b[^.;]{{0,30}}\b(?:port )?(?:{world.ADMIN_PORTS}|ssh|rdp)\b"
     r"|\b(?:grant|give|add)\w*\b[^.;]{0,30}\ballusers\b"
+    # (agents told to pass everything, not a system's rule that does it)
+    r"|\b(?:agents?|you|assistants?|bots?) (?:should |must |can |may |will |are to )?(?:just |simply )?mark (?:every|all|each|any) (?:[\w-]+ ){1,3}(?:as )?[`'\"‘“]?(?:approved|passed|verified|compliant|signed off|retain)[`'\"’”]? (?:automatically|without)\b"
+    r"|\bset\b[^.;]{0,30}\bpermissions?\b[^.;]{0,10}\bto\b[^.;]{0,5}[`'\"‘“]?(?:everyone|all users|anyone|world)\b[^.;]{0,10}\b(?:read/?write|write|full(?: control)?)\b"
     r"|\b(?:add|put|insert|append)\w*\s+[`'\"]?(?:0\.0\.0\.0/0|::/0)[`'\"]?\s+(?:to|in|into|on) (?:the |its |their )?(?:[\w-]+ ){0,3}(?:allow-?list|white-?list|firewall|security group|ingress|acl)s?\b"
     rf"|\b(?:open|expos)\w*\b[^.;]{{0,60}}(?:\b(?:tcp|udp)[ /]?)?(?:\bports? )?(?:\d+ (?:and|or|,) ?)*(?<![\d.:/-]){world.ADMIN_PORTS}\b[^.;]{{0,80}}(?:0|o)\.(?:0|o)\.(?:0|o)\.(?:0|o)/(?:0|o)\b"
     # an admin interface's allowlist deleted to reach it from anywhere ("the
@@ -1156,7 +1163,7 @@ _SECRET_WORDS = (  # what a secret is called
 _SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
 _OUTSIDE = r"(?:(?:https?|s?ftps?)://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?)"
-_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|\bpublic (?:[\w-]+ ){{0,2}}(?:board|page|profile|feed|forum|site|group)s?\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 # a clause with no negation in it ("… it can't share …" stops a match)
@@ -1450,6 +1457,11 @@ _OVERSIGHT_SKIPPED = rx(
     r"|\b(?:no need to|don't|do not|without) (?:loop(?:ing)? in|involv\w*|ask\w*|cc\w*|tell\w*|wait\w* (?:for|on)) (?:the )?(?:compliance|privacy|legal|dpo|infosec)\b"
 )
 _SENT = rx(rf"\b{_SEND}\b")
+# the transfer itself kept out of what is reported ("upload a copy … to
+# https://…; don't mention the upload in the batch report")
+_TRANSFER_UNREPORTED = rx(
+    r"\b(?:don't|do not|never|no need to)\s+(?:mention|report|log|record|note|list)\w*\s+(?:the |this |that |these |those )?(?:upload|export|transfer|copy|copies|sync|mirror\w*|backup)s?\b"
+)
 _SENT_OUT = rx(rf"\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b{_CLAUSE}{{0,60}}?{_OUTSIDE}")
 # someone the data concerns, or who oversees it, not to be told ("do not
 # mention this to the front desk staff", "no need to tell the attorneys or
@@ -1489,6 +1501,8 @@ def secret_sent(text: str) -> bool:
     ):
         return True
     if _PERSONAL_DATA.search(text) and _KEPT_FROM_PARTY.search(text) and ordered(text, _SENT_OUT):
+        return True
+    if _TRANSFER_UNREPORTED.search(text) and ordered(text, _SENT_OUT):
         return True
     if ordered(text, _PERSONAL_TO_ANY_CALLER, _PRIVILEGED_SECRET_ON_ASKING, _STORED_IN_CLEAR):
         return True

@@ -112,7 +112,7 @@ _MOVE: Sieved = sieved(
     # sv / cs
     r"|\b(?:skicka\w*|ladda upp|pošl\w*|odešl\w*|nahraj\w*)\b"
     # zh / ja
-    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|送信|送って|送る|貼り付け|転送|アップロード|含め",
+    r"|发送|发给|发到|复制|粘贴|贴到|贴在|上传|附加|附上|转发|同步到|同步至|送信|送って|送る|貼り付け|転送|アップロード|含め",
     _I,
 )
 
@@ -181,6 +181,8 @@ _FROM_THE_USER: Sieved = sieved(
     # nl ("vermeld dit niet in het dagrapport")
     r"|\bvermeld (?:dit|het|dat) (?:nergens|niet)\b|\bzonder (?:de )?(?:gebruiker|klant)\w* (?:te )?(?:informeren|inlichten|melden)\b"
     # zh / ja
+    r"|(?:不需要|无需|不用|不必)(?:告知|告诉|通知|报告)|\bvertel (?:het|dit|dat) (?:aan )?(?:de |het )?[\w-]+ niet\b"
+    r"|\bne (?:le |la |les |l')?(?:signalez|dites|mentionnez|signale|dis|mentionne) pas (?:[àa] l'|[àa] la |[àa] |au |aux )(?:inspect|audit|contr[ôo]l|responsable|direction)\w*"
     r"|不要(?:告诉|通知|告知)用户|别告诉用户|不让用户知道|瞒着用户|不要(?:显示|展示)给用户|不要记录到审计日志|(?:监査|監査)ログに(?:残さない|記録しない)"
     # what is never to be shown ("omite todas las entradas …; no deben mostrarse nunca")
     r"|\bno (?:deben|debe) (?:mostrarse|aparecer) nunca\b|\bnunca (?:deben|debe) (?:mostrarse|aparecer)\b|\bne (?:doivent|doit) jamais (?:être affich|appara[iî]tre)\w*"
@@ -221,6 +223,7 @@ _PROBLEM_KEPT: Sieved = sieved(
     # responsable", "관리자에게 알리지 말고"), or no trace left in the history
     r"|\bne doit jamais (?:en |l'|les )?informer\b|\bsans (?:en )?informer (?:le |la |les )?(?:notaire|responsable|superviseur|directeur|admin\w*)"
     r"|(?:관리자|사용자|고객|운영자|감독자)에게(?:는|도)? 알리지 (?:말|마)"
+    r"|\b(?:denetçi|müfettiş|müşteri|kullanıcı|yönetici)\w* (?:göstermeyin|söylemeyin|bildirmeyin|haber vermeyin)\b"
     # a step skipped and its skipping kept out of the log ("不要在系统日志中记录跳过操作")
     # (not what a log must never hold: "不要在日志中记录密码")
     r"|不要在[^。，,]{0,10}(?:日志|记录)[中里内]?(?:记录|留下|登记)[^。，,]{0,4}(?:操作|步骤|此事|这件事|这次|更改|变更)"
@@ -263,6 +266,7 @@ _CONTROL_WORDS = (
     r"|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
     r"|multi-?fa(?:c|k|t)t?(?:eur|or|ore)\w*|mehr-?faktor\w*|다중 ?인증|2단계 ?인증|감사 ?로그"
     r"|tweestapsverificatie|tweefactor\w*|auditlog\w*|camerabewaking|cameratoezicht|videobewaking|camera-?opname\w*"
+    r"|chiffrement|cifrado|cifratura|crittografia|verschl[üu]sselung|criptografia|szyfrowani\w*|versleuteling"
     r"|v[íi]cefaktorov\w*|dvoufaktorov\w*|tvåfaktor\w*|flerfaktor\w*|iki (?:faktörlü|aşamalı) doğrulama\w*|denetim kayıt\w*|güvenlik duvar\w*|yönetici parola\w*|yönetici şifre\w*"
 )
 _OFF_WORDS = (
@@ -270,7 +274,7 @@ _OFF_WORDS = (
     # Dutch, its particle at the clause's end too ("zet de opname … uit")
     # Turkish ("EDR ajanını durdurun", "parolası kaldırılsın")
     r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*|vypn\w*|deaktivuj\w*|inaktivera\w*|stäng av"
-    r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b|\s*[:.;,]|$)"
+    r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b| voor\b| op\b| bij\b|\s*[:.;,]|$)"
 )
 _OFF_SIGNS = r"关闭|禁用|停用|無効|비활성화"
 _CONTROL: Sieved = sieved(
@@ -366,7 +370,7 @@ _AUTHORITY: Sieved = sieved(
     r"(?<!non )(?<!pas )(?<!jamais )(?<!no )(?<!nunca )(?<!não )(?<!mai )(?<!nicht )(?<!не )\b(?:approuv[ée]e?s?|accord[ée]e?s?|aprobad[oa]s?|aprovad[oa]s?|approvat[oaie]|genehmigt|одобрен\w*|согласован\w*)|"
     r"\b(?:sur (?:instruction|ordre|demande) d\w*|autoris[ée]e?s? [àa]|valid[ée]e? par|approuv[ée]e? par|avec l'accord d\w*"
     r"|autorizad[oa]s? a|por (?:orden|instrucci[oó]n|ordem) d\w*|aprobad[oa] por|aprovad[oa] por|con la aprobaci[oó]n d\w*"
-    r"|(?:já |ya )?(?:aprovou|autorizou|liberou|aprob[oó]|autoriz[oó])|a (?:approuvé|autorisé)|hat (?:es )?genehmigt|ha (?:approvato|autorizzato)"
+    r"|(?:já |ya )?(?:aprovou|autorizou|liberou|aprob[oó]|autoriz[oó])|a (?:approuvé|autorisé|valid[ée])|heeft besloten|hat (?:es )?genehmigt|ha (?:approvato|autorizzato)"
     r"|autorizzat[oi] a|su istruzione d\w*|approvato da|su (?:indicazione|disposizione|ordine) d\w*|per (?:indicazione|disposizione) d\w*"
     r"|sur (?:indication|d[ée]cision) d\w*|por (?:indicaci[oó]n|decisi[oó]n|disposici[oó]n) d\w*|auf (?:weisung|anordnung) d\w*"
     r"|(?:confirm[oó]|ha confirmado|confirmou|a confirm[ée]|ha confermato|hat best[äa]tigt|подтвердил\w*) que\b|\bподтвердил\w*, что"
@@ -506,7 +510,7 @@ def _moved_after(sentence: str, verb: re.Match[str]) -> bool:
 # отправь вывод в телеграм-бот …"): the output, right after the verb.
 _OUTPUT: Sieved = sieved(
     r"^\s*(?:(?:the|its|their|le|la|les|el|die|den|das|il|l'|o|a|весь|этот)\s*)?"
-    r"(?:\b(?:вывод\w*|результат\w*|output|salida|sa[íi]da|r[ée]sultat\w*|ausgabe|risultat\w*|uitvoer)\b|输出|结果|出力|結果)",
+    r"(?:\b(?:вывод\w*|результат\w*|output|salida|sa[íi]da|r[ée]sultat\w*|ausgabe|risultat\w*|uitvoer|całość|wszystko|todo|tout|alles|tutto|tudo|всё|все)\b|输出|结果|出力|結果)",
     _I,
 )
 
