@@ -534,6 +534,14 @@ PINT_UNITS: dict[str, str] = {
     "mw": "MW", "kwh": "kWh", "mwh": "MWh", "v": "V", "kv": "kV", "hz": "Hz", "khz": "kHz",
     "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph", "newtonmetre": "N*m",
     "footpound": "ft*lbf", "inch": "inch", "ppm": "ppm", "lux": "lx", "lx": "lx",
+    # the metric prefixes spelled out, both spellings
+    **{f"{prefix}{base}{plural}": f"{short}{unit}"
+       for prefix, short in (("milli", "m"), ("centi", "c"), ("kilo", "k"))
+       for base, unit in (
+           ("metre", "m"), ("meter", "m"), ("gram", "g"), ("litre", "l"), ("liter", "l")
+       )
+       for plural in ("", "s")},
+    "gram": "g", "grams": "g",
 }  # fmt: skip
 # Words that make a bare "m" a metre, not a minute ("1.8 m in height").
 # Measures named before their reading ("pH 6.5", "Brix 22.5"): a dotted

@@ -373,13 +373,30 @@ def _other_notations(text: str) -> str:
     return _OTHER_RANGE.sub(lambda m: f"between {m.group(1)} and {m.group(2)}", t)
 
 
+_UNIT_COUNT = {
+    **_HOUR_WORDS,
+    "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "hundred": 100,
+}  # fmt: skip
+_HYPHENED_WORD_UNIT = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)"
+    r"-((?:centi|milli|kilo)?(?:metre|meter|gram|litre|liter)s?|inch(?:es)?|foot|feet|pounds?|tonnes?"
+    r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+
+
 def normalise_values(text: str) -> str:
     """Quantities written in words or other notations, rewritten the one way
     the fact scanner reads them: number words through ``text2num`` ("three
     thousand euros" -> "3000 euros"), currencies to an amount and a code,
     fractions and "one in ten" to percentages, scientific notation to a
     decimal, "net-30" payment terms to days."""
-    t = alpha2digit(_spoken_fractions(_spoken_times(_other_notations(text))), "en")
+    t = _spoken_fractions(_spoken_times(_other_notations(text)))
+    # a number word joined to its unit by a hyphen ("two-centimetre accuracy",
+    # "a three-day course"): the measure, as if written apart, for text2num
+    t = _HYPHENED_WORD_UNIT.sub(lambda m: f"{_UNIT_COUNT[m.group(1).lower()]} {m.group(2)}", t)
+    t = alpha2digit(t, "en")
     t = re.sub(
         r"\b(\d+(?:\.\d+)?) ?(gibi|mebi|kibi|tebi|giga|mega|kilo|tera)bytes?\b",
         lambda m: f"{m.group(1)} {_BYTE_UNITS[m.group(2).lower()]}",

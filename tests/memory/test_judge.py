@@ -448,6 +448,15 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Depot fire doors get their load test once a quarter.",
             "Depot fire doors get their load test quarterly.",
         ),
+        # metric prefixes spelled out, a number word hyphenated to its unit
+        (
+            "Bells over 120 kilograms are hung with the chain hoist.",
+            "Bells over 120 kg are hung with the chain hoist.",
+        ),
+        (
+            "Grout lines in the tasting room are two-centimetre wide.",
+            "Grout lines in the tasting room are 2 cm wide.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
