@@ -17,8 +17,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 # the whole offline tier: 274 s of a clean-clone run with the red team at 1,411
-# attacks, past the suite's 300 s default at 1,443 (the set grows by each batch)
-@pytest.mark.timeout(600)
+# attacks, past the suite's 300 s default at 1,443; 587 s beside the other
+# worker at 3,538 golden cases and 1,795 attacks, past 600 s once at 3,604 and
+# 1,827 with the machine busy (the sets grow by each batch). A guard against
+# a hang, not a measure of speed: docs/benchmarks.md and make test's time are.
+@pytest.mark.timeout(1500)
 def test_the_offline_tier_holds_every_baseline(capsys):
     from memory.guard import reader
 
