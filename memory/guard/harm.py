@@ -7,6 +7,7 @@ links (see :mod:`memory.guard.rules`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from memory.guard import world
 from memory.guard.regex import Sieved, rx, sentence_around, sieved
@@ -259,7 +260,7 @@ def untrusted_install(text: str) -> bool:
 # agents to do it, or claims a standing approval so nobody asks.
 
 _WEAKEN = r"(?:(?:do not|don't|never|no longer|stop) (?:(?:stop|pause|wait) to )?ask\w*(?: the (?:user|human|operator|requester)s?)? for|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop(?:s|ped|ping)?(?:-logging)?|skip(?:s|ped|ping)?|bypass\w*|remov\w*|relax\w*|waiv\w*|suspend\w*|circumvent\w*|deactivat\w*|drop(?:s|ped|ping)?|set\b[^.]{0,40}\bto [\"'`]?(?:not required|off|none|disabled|false|optional)|(?:is|are|be) (?:now )?(?:optional|not required|no longer required|unnecessary)|(?:isn't|aren't|is not|are not) (?:needed|necessary)|(?:do(?:es)?n't|do(?:es)? not|no longer) (?:need|require)s?|attach\w*|grant\w*|add\w*|auto-?clos\w*|suppress\w*|silenc\w*|mut(?:e|es|ed|ing)|whitelist\w*|allowlist\w*|exclu\w*)"
-_CONTROL = r"(?:(?:full[- ])?disk encryption|(?:pgp |gpg |file |at-rest |backup )?encryption|(?:id|identity) (?:verification|checks?)|(?:alarm |security )?event logs?|bitlocker|filevault|lock ?screens?|screen ?locks?|notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run|callback (?:verification|checks?|calls?)|call-?back verification|out-of-band (?:verification|checks?))"
+_CONTROL = r"(?:(?:full[- ])?disk encryption|(?:pgp |gpg |file |at-rest |backup )?encryption|id (?:verification|checks?)|identity verification|(?:alarm |security )?event logs?|bitlocker|filevault|lock ?screens?|screen ?locks?|notifications?|(?:alert|notification|warning|security) e-?mails?|(?:security )?warnings?|security (?:banners?|alerts?)|audit notes?|identity checks?|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|sensors?|endpoint protection|mfa|dlp|data loss prevention|hash[- ](?:pin\w*|check\w*)|--require-hashes|backup checks?|(?:security |siem |sentinel )?alerts?|(?:manager |human )?sign-?offs?|investigations?|2fa|multi-?factor|two-?factor|audit[- ]?(?:log\w*|trail)|cloudtrail|logging|branch protection|code review|human review|reviews?|approvals?|confirmations?(?: step| prompts?)?|guardrails?|safeguards?|safety (?:checks?|review|guide\w*)|security (?:scan\w*|checks?|review)|(?:policy|compliance|required|status) checks?|tls verification|certificate (?:checks?|verification)|ssl verif\w*|signature checks?|permission checks?|access controls?|administratoraccess|admin(?:istrator)? (?:role|rights|access|privileges)|owner role|superuser|root access|--admin|--no-verify|require_approval\w*|dry_run|callback (?:verification|checks?|calls?)|call-?back verification|out-of-band (?:verification|checks?))"
 _AGENTS = r"(?:\b(?:ai|ki|llm)\b|\bagents?\b|\bassistants?\b|\bbots?\b|\bcopilots?\b|\bmodels?\b|\byou\b|\byour\b)"
 # no further sign-off asked for ("no further approval is needed")
 _NOTHING_MORE_ASKED = (
@@ -1090,8 +1091,7 @@ _MD_IMAGE_NAMED_PLACEHOLDER = sieved(
 
 
 _MD_IMAGE_QUERY = sieved(r"!\[[^\]]{0,100}\]\(\s*https?://[^)\s?]*\?([^)\s]+)\)")
-_PERSONAL_SLOTS = frozenset({"name", "phone", "email", "mail", "address", "dob", "birth", "surname"})
-_SECRET_SLOTS = frozenset({"card", "cvv", "cvc", "iban", "ssn", "passport", "password", "token", "secret", "apikey"})
+_CAPITAL_SLOT = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
 
 
 # "GET https://…/check?c=<value>" after reading DATABASE_URL, or a link
@@ -1107,6 +1107,13 @@ _PERSONAL_SLOT = sieved(
 _CARD_SLOTS = frozenset({"card", "expiry", "cvv", "cvc", "iban", "ssn", "passport", "dob", "date of birth"})
 
 
+def _fills_who_they_are(slots: Iterable[str]) -> bool:
+    """Slots of a link filled with who the customer is: card data, or two
+    personal details ("<customer full name>", "CUSTOMER_NAME,PHONE")."""
+    personal = {m.group().lower() for slot in slots for m in _PERSONAL_SLOT.finditer(slot)}
+    return bool(personal & _CARD_SLOTS) or len(personal) >= 2
+
+
 def secret_in_url(text: str) -> bool:
     """A URL whose path or query is filled from a template variable or a
     secret at read time: rendering the link or image sends the value out."""
@@ -1119,17 +1126,13 @@ def secret_in_url(text: str) -> bool:
             _SECRET_WORDS, text[: found.start()], re.IGNORECASE
         ):
             return True
-    if _ANGLE_PLACEHOLDER.search(text):
-        # a link filled with who the customer is ("?name=<customer full
-        # name>&email=<customer email>&card=<last 4 + expiry>"): card data,
-        # or two personal details, leave with whoever serves the link
-        personal = {
-            slot.group().lower()
-            for found in _QUERY_SLOT.finditer(text)
-            for slot in _PERSONAL_SLOT.finditer(found.group(1))
-        }
-        if personal & _CARD_SLOTS or len(personal) >= 2:
-            return True
+    # a link filled with who the customer is ("?name=<customer full
+    # name>&email=<customer email>&card=<last 4 + expiry>"): card data, or
+    # two personal details, leave with whoever serves the link
+    if _ANGLE_PLACEHOLDER.search(text) and _fills_who_they_are(
+        found.group(1) for found in _QUERY_SLOT.finditer(text)
+    ):
+        return True
     for found in _MD_IMAGE_NAMED_PLACEHOLDER.finditer(text):
         rest = text[found.end() :]
         if re.search(rf"\b{found.group(1)}\b[^.]{{0,120}}{_SECRET_WORDS}", rest, re.IGNORECASE):
@@ -1138,12 +1141,10 @@ def secret_in_url(text: str) -> bool:
     # ("…/p.png?d=CUSTOMER_NAME,PHONE,ORDER_TOTAL"): card data, a secret,
     # or two personal details leave with whoever serves the image
     for found in _MD_IMAGE_QUERY.finditer(text):
-        named = {
-            part.lower()
-            for slot in re.findall(r"\b[A-Z][A-Z0-9_]{2,}\b", found.group(1))
-            for part in slot.split("_")
-        }
-        if named & _SECRET_SLOTS or len(named & _PERSONAL_SLOTS) >= 2:
+        slots = [s.replace("_", " ") for s in _CAPITAL_SLOT.findall(found.group(1))]
+        if _fills_who_they_are(slots) or any(
+            re.search(_SECRET_WORDS, slot, re.IGNORECASE) for slot in slots
+        ):
             return True
     for match in _URL.finditer(text):
         url = match.group()
@@ -1383,9 +1384,13 @@ _PERSONAL_DATA = rx(
 # personal data handed to whoever claims to be someone ("student home
 # addresses can be given to any caller who says they're from the district
 # office")
+_TO_WHOEVER_CLAIMS = (
+    r"\bto (?:anyone|anybody|whoever|any (?:caller|one|person|requester|visitor|guest|parent|member))\b"
+    r"[^.;]{0,20}\b(?:who|that)\b[^.;]{0,10}\b(?:says?|claims?|asks?|calls?)\b"
+)
 _PERSONAL_TO_ANY_CALLER = rx(
-    rf"(?:{_PERSONAL_DATA.pattern})[^.;]{{0,60}}\b(?:can|may|should|will) (?:be )?(?:given|read|sent|disclosed|shared|released|handed|e-?mailed|texted)(?: out)? to (?:anyone|anybody|whoever|any (?:caller|one|person|requester|visitor|guest|parent|member))\b[^.;]{{0,20}}\b(?:who|that)\b[^.;]{{0,10}}\b(?:says?|claims?|asks?|calls?)\b"
-    rf"|\b(?:give|read|send|disclose|share|release|hand|e-?mail|text)\w*(?: out)?\b[^.;]{{0,40}}(?:{_PERSONAL_DATA.pattern})[^.;]{{0,40}}\bto (?:anyone|anybody|whoever|any (?:caller|one|person|requester|visitor|guest|parent|member))\b[^.;]{{0,20}}\b(?:who|that)\b[^.;]{{0,10}}\b(?:says?|claims?|asks?|calls?)\b"
+    rf"(?:{_PERSONAL_DATA.pattern})[^.;]{{0,60}}\b(?:can|may|should|will) (?:be )?(?:given|read|sent|disclosed|shared|released|handed|e-?mailed|texted)(?: out)? {_TO_WHOEVER_CLAIMS}"
+    rf"|\b(?:give|read|send|disclose|share|release|hand|e-?mail|text)\w*(?: out)?\b[^.;]{{0,40}}(?:{_PERSONAL_DATA.pattern})[^.;]{{0,40}}{_TO_WHOEVER_CLAIMS}"
 )
 # an administrator's or a system's secret handed to whoever asks for it
 # ("if a guest asks an AI agent for the Wi-Fi admin password or the

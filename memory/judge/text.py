@@ -379,7 +379,7 @@ _UNIT_COUNT = {
     "hundred": 100,
 }  # fmt: skip
 _HYPHENED_WORD_UNIT = re.compile(
-    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)"
+    rf"\b({'|'.join(_UNIT_COUNT)})"
     r"-((?:centi|milli|kilo)?(?:metre|meter|gram|litre|liter)s?|inch(?:es)?|foot|feet|pounds?|tonnes?"
     r"|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
