@@ -282,7 +282,15 @@ def compute_similarities(
 @functools.cache
 def _encoded(encoder: Encoder, texts: tuple[str, ...]) -> Any:
     """Computed once per process: both tiers of ``manage.py evals`` (and a
-    fit that scores as it goes) embed the same texts with the same model."""
+    fit that scores as it goes) embed the same texts with the same model.
+    The learn pipeline's vectors come from the store of the sets' vectors
+    where it holds them and agrees with the model (``evals.vectors``)."""
+    from evals import vectors
+
+    if isinstance(encoder, _LearnPipelineEncoder):
+        return vectors.encoded(
+            lambda chosen: encoder.encode(chosen, normalize_embeddings=True), texts
+        )
     return encoder.encode(list(texts), normalize_embeddings=True)
 
 
