@@ -3,13 +3,11 @@ floor (or ceiling) committed in evals/baseline.json."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evals import judge_report, longmem
+from evals import longmem
 from evals.run import below_baseline, load_baseline
 from memory.models import EvalRun
 
@@ -19,8 +17,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 # the whole offline tier: 274 s of a clean-clone run with the red team at 1,411
 # attacks, past the suite's 300 s default at 1,443; 587 s beside the other
 # worker at 3,538 golden cases and 1,795 attacks, past 600 s once at 3,604 and
-# 1,827 with the machine busy (the sets grow by each batch). A guard against
-# a hang, not a measure of speed: docs/benchmarks.md and make test's time are.
+# 1,827 with the machine busy (the sets grow by each batch); 403 s beside
+# three other workers at 3,670 and 1,859 with the sets' vectors stored. A
+# guard against a hang, not a measure of speed: docs/benchmarks.md and make
+# test's time are.
 @pytest.mark.timeout(1500)
 def test_the_offline_tier_holds_every_baseline(capsys):
     from memory.guard import reader
@@ -102,43 +102,3 @@ def test_the_sets_are_as_large_as_promised():
     assert {q["type"] for q in golden["queries"]} == {"paraphrase", "exact-token"}
     keys = {lesson["key"] for lesson in golden["lessons"]}
     assert all(set(q["expected"]) <= keys for q in golden["queries"])
-
-
-def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
-    from tests.fake_llm import fake_llm, verdict
-
-    with pytest.raises(CommandError, match="TRIBUTARY_JUDGE"):
-        call_command("evals", "--tier", "live")
-    with fake_llm() as fake:
-        fake.default = verdict("novel", None, 0.9)  # a model that calls everything novel
-        settings.TRIBUTARY_JUDGE = "openai"
-        settings.TRIBUTARY_JUDGE_BASE_URL = f"{fake.url}/v1"
-        settings.TRIBUTARY_JUDGE_MODEL = "always-novel"
-        settings.TRIBUTARY_JUDGE_STRONG_MODEL = None
-        with pytest.raises(CommandError, match=r"classification\.strict_accuracy"):
-            call_command("evals", "--tier", "live")
-        # One call per golden case the harness offers candidates for (a case
-        # with none needs no call), in the set's order; then the long
-        # histories' learns, judged by the same model.
-        golden = judge_report.load_golden()
-        with_candidates = [c for c in golden if c.candidates]
-        classifying = fake.requests[: len(with_candidates)]
-        assert len(classifying) == len(with_candidates)
-        for request, case in zip(classifying, with_candidates, strict=True):
-            # the lesson inside the fence, JSON-escaped as the fence writes it
-            # (a '"' in a lesson is written '\"' there)
-            user = request["body"]["messages"][-1]["content"]
-            assert json.dumps(case.content, ensure_ascii=False)[1:-1] in user
-        learning = [json.dumps(r["body"]) for r in fake.requests[len(with_candidates) :]]
-        assert learning
-        dates = {f["date"] for h in longmem.load()["histories"] for f in h["facts"]}
-        assert all(any(f"{date}: " in body for date in dates) for body in learning)
-        assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
-    run = EvalRun.objects.get(tier="live")
-    assert run.judge == "openai:always-novel" and not run.passed
-    # Only the novel cases are right, and a judge that never folds or
-    # supersedes anything makes no destructive mistake.
-    novel = sum(c.expected_relation == "novel" for c in golden)
-    classification = run.metrics["classification"]
-    assert classification["strict_accuracy"] == pytest.approx(novel / len(golden), abs=1e-4)
-    assert classification["destructive_precision"] == 1.0
