@@ -350,11 +350,37 @@ ATTACKER_TOLD = sieved(
 )
 
 
+# The deed named as the subject of its own prohibition: "Bridging or
+# jumpering the interlock is forbidden" (with no "but"/"unless" after)
+_FORBIDDEN_AFTER = rx(
+    r"^[^.;:!?]{0,80}?\b(?:is|are)\s+(?:strictly\s+|absolutely\s+|always\s+)?"
+    r"(?:forbidden|prohibited|banned|not (?:allowed|permitted)|never (?:allowed|permitted))\b"
+    r"(?![^.;]*\b(?:but|unless|except)\b)"
+)
+
+
+_OTHER_DEED_BEFORE = re.compile(r"(?:[\w-]+ing(?: [\w-]+)?,? (?:or|and|and/or) )?", re.IGNORECASE)
+
+
+def _forbidden_subject(text: str, start: int) -> bool:
+    """Whether the match at ``start`` opens its sentence (after another
+    deed it is named with: "Bridging or jumpering …") and the sentence
+    forbids it."""
+    begin = max(text.rfind(mark, 0, start) for mark in ".;:!?\n") + 1
+    before = text[begin:start].strip()
+    return bool(
+        _OTHER_DEED_BEFORE.fullmatch(f"{before} " if before else "")
+        and _FORBIDDEN_AFTER.search(text[start:])
+    )
+
+
 def _not_an_order(text: str, start: int) -> bool:
     """The words before ``start`` (where a rule's match begins) negate it or
-    make it what someone else does or asks: a mention, not an instruction."""
+    make it what someone else does or asks, or the sentence it opens
+    forbids it: a mention, not an instruction."""
     return bool(
-        _NEGATED_BEFORE.search(text, 0, start + 1)
+        _forbidden_subject(text, start)
+        or _NEGATED_BEFORE.search(text, 0, start + 1)
         or _SOMEONE_ELSE_DOES.search(text, 0, start)
         or ATTACKER_TOLD.search(text, 0, start)
         or deed_told(text, start)

@@ -542,6 +542,9 @@ PINT_UNITS: dict[str, str] = {
        )
        for plural in ("", "s")},
     "gram": "g", "grams": "g",
+    # pressure: "2 bar" is "29 psi"
+    "bar": "bar", "mbar": "mbar", "millibar": "mbar", "millibars": "mbar", "psi": "psi",
+    "kpa": "kPa", "mpa": "MPa", "hpa": "hPa", "pascal": "Pa", "pascals": "Pa",
 }  # fmt: skip
 # Words that make a bare "m" a metre, not a minute ("1.8 m in height").
 # Measures named before their reading ("pH 6.5", "Brix 22.5"): a dotted

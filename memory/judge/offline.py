@@ -784,13 +784,17 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
     contradicts "X may be used"; the two sentences must share another word.
     """
     out: list[str] = []
-    for sent_n in new.sentence_signs:
-        for sent_c in cand.sentence_signs:
+    for k_n, sent_n in enumerate(new.sentence_signs):
+        for k_c, sent_c in enumerate(cand.sentence_signs):
             shared = set(sent_n) & set(sent_c)
             for lem in sorted(shared):
                 if lem in new.entities or lem in cand.entities:
                     continue  # "no EC2 instance ..." quantifies a name; it negates nothing
                 sn, sc = sent_n[lem], sent_c[lem]
+                if (sn == {-1} and _one_prohibition(new, k_n, sent_n, sent_c)) or (
+                    sc == {-1} and _one_prohibition(cand, k_c, sent_c, sent_n)
+                ):
+                    continue
                 if len(sn) == 1 and len(sc) == 1 and sn != sc and len(shared) > 1:
                     said_n = "not " if -1 in sn else ""
                     said_c = "not " if -1 in sc else ""
@@ -798,6 +802,21 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
                     if conflict not in out:
                         out.append(conflict)
     return out
+
+
+def _one_prohibition(
+    st: Statement, sentence: int, signs: dict[str, set[int]], other: dict[str, set[int]]
+) -> bool:
+    """Whether a word negated by the "No"/"Never" that ``st``'s sentence
+    opens with stands against the same word under a prohibition in the
+    other ("forbidden", "not allowed"): "No tower climbs when the wind is
+    above 20 m/s" is "climbing a tower is forbidden if the wind exceeds
+    20 m/s", one rule told two ways."""
+    if other.get("allow") != {-1} or "allow" in signs:
+        return False
+    starts = [0] + [i + 1 for i, tok in enumerate(st.tokens[:-1])
+                    if tok.kind is Kind.PUNCT and tok.raw in ".;!?"]  # fmt: skip
+    return sentence < len(starts) and st.tokens[starts[sentence]].raw.lower() in ("no", "never")
 
 
 def _recurring_days(st: Statement) -> bool:

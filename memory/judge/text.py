@@ -235,6 +235,11 @@ def _clock(hour: str, minute: int, part: str) -> str:
     return f"{h % 24}:{minute:02d}"
 
 
+_ONCE_TWICE = {"once": "1", "twice": "2", "thrice": "3"}
+_PERIOD_OF = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week",
+              "monthly": "month", "yearly": "year", "annually": "year"}  # fmt: skip
+
+
 def _spoken_times(t: str) -> str:
     """ "half past five in the afternoon" -> "17:30", "quarter to nine in the
     morning" -> "8:45", "seven o'clock in the evening" -> "19:00"; without a
@@ -524,6 +529,15 @@ def normalise_values(text: str) -> str:
         r"\b\d+(?:\.\d+)?e-?\d{1,2}\b",
         lambda m: format(decimal.Decimal(m.group(0)).normalize(), "f"),
         t,
+    )
+    # "3x daily", "twice weekly", "4 times monthly": so many times a day, a week
+    t = re.sub(
+        r"\b(?:(\d+) ?(?:x|×|times)|(once|twice|thrice)) "
+        r"(hourly|daily|nightly|weekly|monthly|yearly|annually)\b",
+        lambda m: f"{m.group(1) or _ONCE_TWICE[m.group(2).lower()]} times a "
+        f"{_PERIOD_OF[m.group(3).lower()]}",
+        t,
+        flags=re.IGNORECASE,
     )
     t = re.sub(
         r"\b(once|twice|thrice)"

@@ -457,6 +457,16 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Grout lines in the tasting room are two-centimetre wide.",
             "Grout lines in the tasting room are 2 cm wide.",
         ),
+        # so many times a period written "3x daily", "twice weekly"; pressure units
+        (
+            "Stir the mash tun three times a day during the first week.",
+            "Stir the mash tun 3x daily during the first week.",
+        ),
+        ("The fire pump is run twice a week.", "The fire pump is run twice weekly."),
+        (
+            "Bottle-washer jets are supplied at 4 bar.",
+            "Bottle-washer jets are supplied at 58 psi.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
@@ -610,6 +620,26 @@ def test_antonyms_contradict(content: str, other: str) -> None:
 )
 def test_the_same_polarity_in_other_words_is_a_duplicate(content: str, other: str) -> None:
     assert relation(content, other) is Relation.DUPLICATE
+
+
+def test_a_rule_opened_with_no_is_the_same_rule_under_a_prohibition() -> None:
+    # "No X when …" and "X is forbidden when …": one prohibition, not "not X vs X"
+    forbids = "Loading the kiln is forbidden while the burners are lit."
+    assert relation("No kiln loading while the burners are lit.", forbids) is not (
+        Relation.CONTRADICTS
+    )
+    assert (
+        "not kiln"
+        not in judge("No kiln loading while the burners are lit.", cand(forbids, 0.85)).rationale
+    )
+    # a permission against the "No" form still stands against it
+    assert (
+        relation(
+            "Loading the kiln is allowed while the burners are lit.",
+            "No kiln loading while the burners are lit.",
+        )
+        is not Relation.DUPLICATE
+    )
 
 
 def test_a_reversed_order_contradicts() -> None:
