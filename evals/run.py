@@ -40,7 +40,21 @@ class EvalResult:
     judge: str
 
 
-def run(*, tier: str = "offline") -> EvalResult:
+def sampled(cases: list[Any], size: int | None) -> list[Any]:
+    """``size`` of the golden cases, evenly spread over the set (and so over
+    its batches, each written by one writer), in the set's order; all of
+    them without a size."""
+    if size is None or size >= len(cases):
+        return cases
+    if size < 1:
+        raise ValueError("a sample needs at least one case")
+    return [cases[i * len(cases) // size] for i in range(size)]
+
+
+def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
+    """Every set through ``tier``'s judge; ``sample``: classify that many
+    golden cases, evenly spread, instead of all (a live judge bills each
+    call; the other sets are whole)."""
     from memory.judge import get_judge, offline_judge
 
     judge = offline_judge() if tier == "offline" else _Failsafe(get_judge())
@@ -53,7 +67,8 @@ def run(*, tier: str = "offline") -> EvalResult:
         finally:
             took[name] = time.perf_counter() - started
 
-    cases = judge_report.load_golden()
+    golden = judge_report.load_golden()
+    cases = sampled(golden, sample)
     similarities = timed(
         "embedding the golden cases",
         lambda: judge_report.compute_similarities(judge_report.load_encoder(), cases),
@@ -75,7 +90,12 @@ def run(*, tier: str = "offline") -> EvalResult:
             "redteam": screen.metrics(),
         },
         reports=[
-            judge_report.format_report(classification),
+            (
+                f"(a sample of {len(cases)} of the {len(golden)} golden cases)\n"
+                if len(cases) < len(golden)
+                else ""
+            )
+            + judge_report.format_report(classification),
             retrieval.format_report(recall),
             longmem.format_report(histories),
             redteam.format_report(screen),

@@ -13,7 +13,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from evals import judge_report, longmem
+from evals.run import sampled
 from memory.models import EvalRun
+
+# golden cases the fake judge classifies: the live tier's wiring, not its figure
+SAMPLE = 240
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -29,12 +33,17 @@ def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
         settings.TRIBUTARY_JUDGE_BASE_URL = f"{fake.url}/v1"
         settings.TRIBUTARY_JUDGE_MODEL = "always-novel"
         settings.TRIBUTARY_JUDGE_STRONG_MODEL = None
+        with pytest.raises(CommandError, match="only with --tier live"):
+            call_command("evals", "--sample", "10")
         with pytest.raises(CommandError, match=r"classification\.strict_accuracy"):
-            call_command("evals", "--tier", "live")
-        # One call per golden case the harness offers candidates for (a case
-        # with none needs no call), in the set's order; then the long
+            call_command("evals", "--tier", "live", "--sample", str(SAMPLE))
+        # One call per sampled golden case the harness offers candidates for
+        # (a case with none needs no call), in the set's order; then the long
         # histories' learns, judged by the same model.
-        golden = judge_report.load_golden()
+        whole = judge_report.load_golden()
+        golden = sampled(whole, SAMPLE)
+        # spread over the set: every batch (each of one writer) is in it
+        assert len(golden) == SAMPLE and {c.batch for c in golden} == {c.batch for c in whole}
         with_candidates = [c for c in golden if c.candidates]
         classifying = fake.requests[: len(with_candidates)]
         assert len(classifying) == len(with_candidates)
