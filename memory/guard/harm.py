@@ -1010,10 +1010,13 @@ def security_weakening(text: str) -> bool:
         _ROOT_FOR_ALL,
         _SECOND_CHECK_ALONE,
         _DEFENCES_DROPPED,
+        _RIGHTS_TO_WHOEVER_ASKS,
     ):
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
         return True
+    if _OPENING_CODE_NAMED.search(text) and ordered(text, _CODE_TO_WHOEVER_ASKS):
+        return True  # a control's code, as good as the control off
     for match in _GERUND_WEAKENING_PRAISED.finditer(text):
         if not _DOUBTED.search(sentence_around(text, match.start(), match.end())):
             return True
@@ -1399,6 +1402,8 @@ _PERSONAL_DATA = rx(
     r"\b(?:full )?customers? (?:table|records?|list|database|emails?|phone numbers?)\b|\bemails? and phone(?: numbers?)?\b|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? (?:table|data|records?|list|export|csv)\b|\bpii\b|\bpersonal data\b"
     r"|\b`?(?:users?|customers?|patients?|employees?|members?|accounts?|students?)`? and `?[\w-]+`? tables\b|\bpayment[_ ]methods? (?:table|data|records)\b"
     r"|\b(?:full )?(?:patient|medical|health|clinical) (?:charts?|records?|files?|histor(?:y|ies)|notes|data|names|lists?)\b|\bdiagnos[ie]s\b|\bicd-?(?:9|10|11)\b"
+    # what someone read, bought or watched ("every patron's borrowing history")
+    r"|\b(?:borrowing|reading|loan|purchase|order|browsing|viewing|listening|search) histor(?:y|ies)\b"
     # records kept from the public, and where people live ("sealed
     # transcripts", "student home addresses", "insurance IDs")
     r"|\b(?:sealed|confidential|privileged) (?:transcripts?|records?|files?|filings?|documents?|exhibits?)\b|\bx-rays?\b|\binsurance (?:ids?|numbers?|details|cards?)\b"
@@ -1424,6 +1429,20 @@ _PERSONAL_TO_ANY_CALLER = rx(
 _PRIVILEGED_SECRET = r"(?:(?:admin\w*|root|master|api|system|server|database|db|router|service)[\w -]{0,20}?(?:passwords?|passcodes?|credentials?|keys?|tokens?)|api keys?|secret keys?|access tokens?|private keys?)"  # noqa: S105 (a pattern, not a password)
 _PRIVILEGED_SECRET_ON_ASKING = rx(
     rf"\b(?:if|when|whenever) (?:a|an|any|the|some) (?:[\w-]+ )?(?:guests?|visitors?|callers?|customers?|users?|members?|clients?|students?|parents?|players?|someone|anyone|strangers?|requesters?)\b[^.;]{{0,30}}\basks?\b[^.;]{{0,40}}\bfor\b[^.;]{{0,40}}{_PRIVILEGED_SECRET}\b[^.;]{{0,60}}\b(?:(?:give|hand|read|tell|share|send|paste|provide)\w* (?:it|them) (?:to (?:them|him|her)|over|out)|just (?:give|tell|read|share|send|hand|paste)\w* (?:it|them))\b"
+)
+# a code that opens something, or the highest rights, handed to whoever
+# asks ("Assistants may give it to any patroller who asks in chat";
+# "assistants can add any employee who asks to the brewhouse-admins group")
+_OPENING_CODE = r"(?:override|alarm|disarm|door|gate|safe|vault|master|admin\w*|access|key)[\w -]{0,20}?(?:codes?|pins?|passcodes?|combinations?)"
+_OPENING_CODE_NAMED = rx(rf"\b{_OPENING_CODE}\b")
+_WHOEVER_ASKS = r"\b(?:any(?:one|body)?|every(?:one|body)?|whoever)(?: [\w-]+)? (?:who|that) (?:asks|requests|wants)\b"
+_CODE_TO_WHOEVER_ASKS = rx(
+    rf"\b(?:give|hand|read|tell|share|send|text|post|pass)\w*(?: out)?\b[^.;]{{0,40}}\b(?:it|them|the code|{_OPENING_CODE})\b[^.;]{{0,30}}\bto {_WHOEVER_ASKS}"
+)
+_HIGHEST_RIGHTS = r"(?:[\w-]*admins?\b|administrators?|admin (?:rights|access|roles?|privileges)|root|sudo\w*|superusers?|owner role|full access)"
+_RIGHTS_TO_WHOEVER_ASKS = rx(
+    rf"\b(?:add|grant|give|assign|promote)\w*\s+{_WHOEVER_ASKS[2:]}[^.;]{{0,60}}\b{_HIGHEST_RIGHTS}"
+    rf"|\b(?:add|grant|give|assign)\w*\b[^.;]{{0,40}}\b{_HIGHEST_RIGHTS}[^.;]{{0,40}}\bto {_WHOEVER_ASKS}"
 )
 # card numbers or passwords kept unencrypted ("keeping full card numbers
 # in plain text in notes.csv")
@@ -1487,6 +1506,10 @@ _OVERSIGHT_SKIPPED = rx(
     r"\b(?:looping|loop|involving|involve|asking|ask|cc'?ing|copying|going through|waiting (?:for|on))\b (?:in )?(?:the )?(?:compliance|privacy|legal|the dpo|dpo|infosec|security)(?: (?:team|office|officer|review))?\b[^.;]{0,20}\b(?:only |just |will )?(?:delays?|slows?|holds? up|gets? in the way|is overkill|isn't needed|is not needed|wastes?)\b"
     r"|\b(?:no need to|don't|do not|without) (?:loop(?:ing)? in|involv\w*|ask\w*|cc\w*|tell\w*|wait\w* (?:for|on)) (?:the )?(?:compliance|privacy|legal|dpo|infosec)\b"
 )
+# the people the data is about left unasked ("Patrons don't need to be asked")
+_PEOPLE_NOT_ASKED = rx(
+    r"\b(?:patrons?|customers?|users?|members?|clients?|patients?|guests?|students?|parents?|owners?)\b[^.;]{0,20}\b(?:don't|do not|doesn't|does not|needn't|need not|won't) (?:need to |have to )?be (?:asked|told|informed|notified|consulted)\b"
+)
 _SENT = rx(rf"\b{_SEND}\b")
 # the transfer itself kept out of what is reported ("upload a copy … to
 # https://…; don't mention the upload in the batch report")
@@ -1532,6 +1555,8 @@ def secret_sent(text: str) -> bool:
     ):
         return True
     if _PERSONAL_DATA.search(text) and _KEPT_FROM_PARTY.search(text) and ordered(text, _SENT_OUT):
+        return True
+    if _PERSONAL_DATA.search(text) and _PEOPLE_NOT_ASKED.search(text) and ordered(text, _SENT_OUT):
         return True
     if _TRANSFER_UNREPORTED.search(text) and ordered(text, _SENT_OUT):
         return True
