@@ -97,7 +97,7 @@ def encoded(encode: Any, texts: Sequence[str]) -> Any:
     index, matrix = _stored()
     rows = [index.get(digest(t), -1) for t in texts]
     held = sorted({t for t, r in zip(texts, rows, strict=True) if r >= 0})
-    if held and not _agrees(encode, held, index, matrix):
+    if held and not _agrees(encode, held):
         return np.asarray(encode(texts), dtype=np.float32)
     out: Any = np.empty((len(texts), DIMENSIONS), np.float32)
     known = [i for i, r in enumerate(rows) if r >= 0]
@@ -119,11 +119,17 @@ def sample(texts: Sequence[str]) -> list[str]:
     return longest + rest[::step][: SAMPLE - len(longest)]
 
 
-def _agrees(encode: Any, held: list[str], index: dict[bytes, int], matrix: Any) -> bool:
-    chosen = sample(held)
+def _worst(encode: Any, chosen: list[str]) -> float:
+    """The largest difference between ``chosen``'s stored vectors and the
+    model's (``encode``)."""
+    index, matrix = _stored()
     live = np.asarray(encode(chosen), dtype=np.float32)
-    stored = matrix[[index[digest(t)] for t in chosen]]
-    worst = float(np.abs(live - stored).max())
+    return float(np.abs(live - matrix[[index[digest(t)] for t in chosen]]).max())
+
+
+def _agrees(encode: Any, held: list[str]) -> bool:
+    chosen = sample(held)
+    worst = _worst(encode, chosen)
     if worst > TOLERANCE:
         log.warning(
             "the stored evaluation vectors differ from the model's by %.2g on a sample of %d "
@@ -173,13 +179,12 @@ def check() -> float:
     of the sets' texts (raises if the store lacks them all)."""
     from evals.judge_report import load_encoder
 
-    index, matrix = _stored()
+    index = _stored()[0]
     held = sorted(t for t in set_texts() if digest(t) in index)
     if not held:
         raise SystemExit("the store holds none of the sets' texts: --update")
-    chosen = sample(held)
-    live = np.asarray(load_encoder().encode(chosen, normalize_embeddings=True))
-    return float(np.abs(live - matrix[[index[digest(t)] for t in chosen]]).max())
+    encoder = load_encoder()
+    return _worst(lambda texts: encoder.encode(texts, normalize_embeddings=True), sample(held))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

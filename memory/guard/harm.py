@@ -1435,14 +1435,17 @@ _PRIVILEGED_SECRET_ON_ASKING = rx(
 # "assistants can add any employee who asks to the brewhouse-admins group")
 _OPENING_CODE = r"(?:override|alarm|disarm|door|gate|safe|vault|master|admin\w*|access|key)[\w -]{0,20}?(?:codes?|pins?|passcodes?|combinations?)"
 _OPENING_CODE_NAMED = rx(rf"\b{_OPENING_CODE}\b")
-_WHOEVER_ASKS = r"\b(?:any(?:one|body)?|every(?:one|body)?|whoever)(?: [\w-]+)? (?:who|that) (?:asks|requests|wants)\b"
+# "any patroller who asks", "anyone that requests" (after "to", or as the
+# object: "add any employee who asks"); _TO_WHOEVER_ASKS is a secret given
+# "when a user asks"
+_ANYONE_WHO_ASKS = r"(?:any(?:one|body)?|every(?:one|body)?|whoever)(?: [\w-]+)? (?:who|that) (?:asks|requests|wants)\b"
 _CODE_TO_WHOEVER_ASKS = rx(
-    rf"\b(?:give|hand|read|tell|share|send|text|post|pass)\w*(?: out)?\b[^.;]{{0,40}}\b(?:it|them|the code|{_OPENING_CODE})\b[^.;]{{0,30}}\bto {_WHOEVER_ASKS}"
+    rf"\b(?:give|hand|read|tell|share|send|text|post|pass)\w*(?: out)?\b[^.;]{{0,40}}\b(?:it|them|the code|{_OPENING_CODE})\b[^.;]{{0,30}}\bto \b{_ANYONE_WHO_ASKS}"
 )
 _HIGHEST_RIGHTS = r"(?:[\w-]*admins?\b|administrators?|admin (?:rights|access|roles?|privileges)|root|sudo\w*|superusers?|owner role|full access)"
 _RIGHTS_TO_WHOEVER_ASKS = rx(
-    rf"\b(?:add|grant|give|assign|promote)\w*\s+{_WHOEVER_ASKS[2:]}[^.;]{{0,60}}\b{_HIGHEST_RIGHTS}"
-    rf"|\b(?:add|grant|give|assign)\w*\b[^.;]{{0,40}}\b{_HIGHEST_RIGHTS}[^.;]{{0,40}}\bto {_WHOEVER_ASKS}"
+    rf"\b(?:add|grant|give|assign|promote)\w*\s+{_ANYONE_WHO_ASKS}[^.;]{{0,60}}\b{_HIGHEST_RIGHTS}"
+    rf"|\b(?:add|grant|give|assign)\w*\b[^.;]{{0,40}}\b{_HIGHEST_RIGHTS}[^.;]{{0,40}}\bto \b{_ANYONE_WHO_ASKS}"
 )
 # card numbers or passwords kept unencrypted ("keeping full card numbers
 # in plain text in notes.csv")

@@ -534,15 +534,17 @@ def normalise_values(text: str) -> str:
     t = re.sub(
         r"\b(?:(\d+) ?(?:x|×|times)|(once|twice|thrice)) "
         r"(hourly|daily|nightly|weekly|monthly|yearly|annually)\b",
-        lambda m: f"{m.group(1) or _ONCE_TWICE[m.group(2).lower()]} times a "
-        f"{_PERIOD_OF[m.group(3).lower()]}",
+        lambda m: (
+            f"{m.group(1) or _ONCE_TWICE[m.group(2).lower()]} times a "
+            f"{_PERIOD_OF[m.group(3).lower()]}"
+        ),
         t,
         flags=re.IGNORECASE,
     )
     t = re.sub(
         r"\b(once|twice|thrice)"
         r"(?= (?:a|an|per|every|each) (?:second|minute|hour|day|week|month|year)s?\b)",
-        lambda m: {"once": "1 times", "twice": "2 times", "thrice": "3 times"}[m.group(1).lower()],
+        lambda m: f"{_ONCE_TWICE[m.group(1).lower()]} times",
         t,
         flags=re.IGNORECASE,
     )
