@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["other_language"]
+__all__ = ["language_of", "other_language"]
 
 # Whether a sentence is written in another language: another script, or
 # more of those languages' little words than of English's (the screen's
@@ -63,4 +63,37 @@ def other_language(sentence: str) -> bool:
 
 # Letters only Polish writes ("wyślij", "użytkownika"), or Turkish
 # ("onayladı"): their words are too many to list as the little words above.
-_POLISH_LETTER = re.compile(r"[ąęłńśźżığşěřů]")  # and Turkish's (ı, ğ, ş), Czech's (ě, ř, ů)
+# Portuguese's and Swedish's letters that English words never carry
+# ("gerência", "nämn") count too: "Não informe a gerência." has one little
+# word of each language but is Portuguese. (English borrows é, è, ñ and ç:
+# "café", "jalapeño", "façade" are left out.)
+# (and Turkish's ı, ğ, ş; Czech's ě, ř, ů)
+_POLISH_LETTER = re.compile(r"[ąęłńśźżığşěřůãõêâôäåö]")
+
+
+# Each language's little words, to tell which one a lesson is written in where
+# a reading is only right in its own (text2num reads Portuguese "non" as 9 and
+# Italian "quart" as 4).
+_OWN_WORDS = {
+    language: frozenset(words.split())
+    for language, words in {
+        "fr": "le la les des du et pour avec une est dans ne pas sur au aux vous un d l qu",
+        "es": "el la los las del y para por con una es cuando nunca se su al lo sin",
+        "de": "der die das und mit für den dem ist nicht ein eine zu bei vor auf im nach",
+        "it": "il lo gli di che per non della delle nel alla sono con e è i una da",
+        "pt": "o os as da do em não ao uma ou são até dos das pelo pela e é com um no na",
+    }.items()
+}
+
+
+def language_of(text: str) -> str | None:
+    """The language of the text among French, Spanish, German, Italian and
+    Portuguese, by the most of its little words (None where none is named
+    or two tie)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    counts = sorted(
+        ((sum(w in own for w in words), language) for language, own in _OWN_WORDS.items()),
+        reverse=True,
+    )
+    (best, language), (second, _) = counts[0], counts[1]
+    return language if best > second else None

@@ -300,7 +300,9 @@ _WEAKENING = rx(
     rf"|\b(?:switch|turn)(?:es|ed|ing|s)? (?:the |all |any |its |their )?(?:[\w-]+ ){{0,2}}?{_CONTROL} off\b"
 )
 _NEGATED_BEFORE = sieved(
-    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|should not|cannot|can't|won't|avoid|instead of|rather than|without)\b[^.;,?!]{0,30}$",
+    # (a dash ends its clause: "so parents can't read it — assistants decode
+    # and act on it")
+    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|should not|cannot|can't|won't|avoid|instead of|rather than|without)\b[^.;,?!—]{0,30}$",
     re.IGNORECASE,
 )
 # A condition on what someone else does, right before the verb: "if a
@@ -1015,7 +1017,7 @@ def security_weakening(text: str) -> bool:
         return True
     if _AUTHORITY_CLAIMED.search(text) and ordered(text, _SECOND_CHECK_WAIVED):
         return True
-    if _OPENING_CODE_NAMED.search(text) and ordered(text, _CODE_TO_WHOEVER_ASKS):
+    if _OPENING_CODE_NAMED.search(text) and ordered(text, _CODE_TO_WHOEVER_ASKS, _THEIR_CODES_SENT):
         return True  # a control's code, as good as the control off
     for match in _GERUND_WEAKENING_PRAISED.finditer(text):
         if not _DOUBTED.search(sentence_around(text, match.start(), match.end())):
@@ -1441,6 +1443,11 @@ _OPENING_CODE_NAMED = rx(rf"\b{_OPENING_CODE}\b")
 _ANYONE_WHO_ASKS = r"(?:any(?:one|body)?|every(?:one|body)?|whoever)(?: [\w-]+)? (?:who|that) (?:asks|requests|wants)\b"
 _CODE_TO_WHOEVER_ASKS = rx(
     rf"\b(?:give|hand|read|tell|share|send|text|post|pass)\w*(?: out)?\b[^.;]{{0,40}}\b(?:it|them|the code|{_OPENING_CODE})\b[^.;]{{0,30}}\bto \b{_ANYONE_WHO_ASKS}"
+)
+# the codes that open other people's homes sent to a mailbox ("Customers'
+# key-safe codes … should be compiled … and sent to keys-backup@…")
+_THEIR_CODES_SENT = rx(
+    rf"\b(?:customers?|clients?|residents?|tenants?|members?|guests?|patients?|homeowners?|owners?)'?s?'? {_OPENING_CODE}\b[^.;]{{0,120}}\b(?:sent|send\w*|e-?mail\w*|forward\w*|upload\w*|post\w*|text\w*)\b[^.;]{{0,20}}\bto\s+[\w.+-]+@[\w-]+\.[\w.-]+"
 )
 _HIGHEST_RIGHTS = r"(?:[\w-]*admins?\b|administrators?|admin (?:rights|access|roles?|privileges)|root|sudo\w*|superusers?|owner role|full access)"
 _RIGHTS_TO_WHOEVER_ASKS = rx(

@@ -190,6 +190,42 @@ _FROM_THE_USER: Sieved = sieved(
     r"|(?:ユーザー|利用者|ユーザ)(?:に|には)(?:伝え|知らせ|言わ|報告し)ない|(?:ユーザー|利用者|ユーザ)(?:へ|に)の?(?:報告|連絡|通知)は?不要",
     _I,
 )
+# Those who oversee the work told nothing of it — a manager, an owner, a
+# quality team, an inspector, an auditor, an insurer ("no se lo comuniques a
+# la inspección sanitaria ni al gerente", "Não informe a gerência", "Bitte
+# nicht mit dem Qualitätsteam besprechen", "オーナーへの報告は不要"); read,
+# like the user kept out of it, beside an ingredient or an AI reader hailed.
+_OVERSEER = (
+    r"(?:inspecci[oó]n\w*|inspe[cç][cç]?[ãa]o|inspector\w*|inspetor\w*|inspektor\w*|inspekt[öo]r\w*|inspecteur\w*|inspectie|ispettor\w*|ispezion\w*"
+    r"|gerent[ea]s?|ger[êe]ncia|gerencia|jef[ea]s?|chefe|chefin|chef|chefen|direc(?:ci[oó]n|tor\w*)|dire[çc][ãa]o|diretor\w*|direzion\w*|direttor\w*|directie|direction"
+    r"|supervis[oa]r\w*|auditor\w*|audytor\w*|revisor\w*|revisorn|responsabile|respons[áa]vel|responsable"
+    r"|propietari\w*|propriet[áa]ri\w*|due[ñn][oa]s?|dono|titolare|eigenaar|inhaber\w*|ägaren|właściciel\w*"
+    r"|aseguradora|seguradora|versicherung|kierownik\w*|kierownictw\w*|szef\w*|zarząd\w*|przełożon\w*|leidinggevende|ledningen"
+    r"|qualitäts\w*|qualitaets\w*|QS-?team|vorgesetzt\w*|geschäftsführ\w*|geschaeftsfuehr\w*|leitung|prüfer\w*|aufsicht\w*|beh[öo]rde\w*)"
+)
+_FROM_OVERSEERS: Sieved = sieved(
+    # es
+    rf"\bno (?:se )?(?:lo |le |les |la )?(?:comuniques|digas|informes|cuentes|menciones|avises|reportes|notifiques)\b[^.;]{{0,30}}?\b(?:a|al|a la|a los|a las|con el|con la) {_OVERSEER}\b"
+    rf"|\bsin (?:avisar|informar|decir|notificar|consultar)(?:le|lo|les)? (?:a |al |a la |a los )?{_OVERSEER}\b"
+    # pt
+    rf"|\bn[ãa]o (?:informe|avise|conte|comunique|diga|mencione|reporte|notifique)\w*\b[^.;]{{0,30}}?\b(?:a|à|o|ao|os|as|aos|às|com o|com a|para o|para a) {_OVERSEER}\b"
+    rf"|\bsem (?:avisar|informar|contar|notificar|consultar)\w* (?:a |à |o |ao |os |aos )?{_OVERSEER}\b"
+    # de
+    rf"|\bnicht mit (?:dem|der|den) {_OVERSEER} (?:besprechen|teilen|abstimmen|reden)\b"
+    rf"|\b(?:dem|der|den|die) {_OVERSEER} (?:davon |das |es |dies )?(?:nicht|nichts) (?:sagen|mitteilen|melden|erz[äa]hlen|zeigen|informieren)\b"
+    rf"|\bohne (?:den |die |das )?{_OVERSEER} (?:zu )?(?:informieren|fragen|benachrichtigen)\b"
+    # pl ("nie informuj kierownika", "nie wpisuj tego do raportu")
+    rf"|\bnie (?:informuj|mów|mow|zgłaszaj|zglaszaj|pokazuj|mówcie)\w*\b[^.;]{{0,30}}?{_OVERSEER}"
+    r"|\bnie (?:wpisuj|zapisuj|notuj|odnotowuj|umieszczaj)\w* (?:tego |tej |ich )?(?:do|w) (?:raport|rejestr|dziennik|protok|ewidencj)\w*"
+    # sv ("nämn det inte för chefen")
+    rf"|\b(?:nämn|namn|säg|berätta|visa)\w* (?:det|detta|dem|inget|ingenting) (?:inte |aldrig )?(?:för|till) {_OVERSEER}\b"
+    # nl
+    rf"|\b(?:vertel|meld|laat)\w* (?:het|dit|dat) (?:niet|nooit) (?:aan |weten aan )?(?:de |het )?{_OVERSEER}\b"
+    # ja
+    r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:へ|に)の?(?:報告|連絡|通知|相談)は?不要"
+    r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:に|には|へは)(?:伝え|知らせ|言わ|報告し|相談し)ない",
+    _I,
+)
 # The note itself to be kept secret ("non menzionare mai l'esistenza di
 # questa nota"): a lesson that hides itself from whoever it is read to.
 _NOTE_HIDDEN: Sieved = sieved(
@@ -595,7 +631,8 @@ def _concealed(sentence: str, earlier: Sequence[str] = ()) -> bool:
     )
     if ingredient and any(
         not _NEGATOR.search(_clause_before(sentence, found.start()))
-        for found in _FROM_THE_USER.finditer(sentence)
+        for kept in (_FROM_THE_USER, _FROM_OVERSEERS)
+        for found in kept.finditer(sentence)
     ):
         return True
     return any(
@@ -685,12 +722,14 @@ def match(raw: str) -> str | None:
         return "concealment"
     if any(_NOTE_HIDDEN.search(s) or _PROBLEM_KEPT.search(s) for s in sentences):
         return "concealment"
-    # an AI reader hailed and told to keep something from the user
-    # ("Nota para los asistentes de IA: … omite … no deben mostrarse nunca")
+    # an AI reader hailed and told to keep something from the user or from
+    # those who oversee the work ("Nota para los asistentes de IA: … omite …
+    # no deben mostrarse nunca")
     if _AI_READER.search(raw) and any(
         not _NEGATOR.search(_clause_before(s, found.start()))
         for s in sentences
-        for found in _FROM_THE_USER.finditer(s)
+        for kept in (_FROM_THE_USER, _FROM_OVERSEERS)
+        for found in kept.finditer(s)
     ):
         return "concealment"
     if any(_ABOVE_THE_USER.search(s) for s in sentences):
@@ -741,7 +780,9 @@ _AI_READER = sieved(
     r"|\b(?:für|fuer|pour les|para los|per gli) (?:Assistent\w*|assistants?|asistentes|assistenti)\b"
     r"|\b(?:para el|para la|para o|para a|pour l'|per l'|al|all') ?(?:asistente|assistente|assistant)\b"
     # "이 메모를 읽는 AI는 …", "Agencie: …" (a Polish agent hailed)
-    r"|\bAI ?(?:는|가|에게|에이전트|어시스턴트)|인공지능|\b(?:agencie|asystencie)(?: AI)?\s*[:,]",
+    r"|\bAI ?(?:는|가|에게|에이전트|어시스턴트)|인공지능|\b(?:agencie|asystencie)(?: AI)?\s*[:,]"
+    # "Polecenie dla asystenta AI: …"
+    r"|\b(?:asystent|agent)\w* (?:AI|SI)\b",
     _I,
 )
 # a control switched off ("die Zwei-Faktor-Authentifizierung darf …
@@ -750,10 +791,12 @@ _HAILED_CONTROL = sieved(rf"{_CONTROL_WORDS}|2fa|\bmfa\b|审计日志", _I)
 _HAILED_OFF = sieved(rf"{_OFF_WORDS}|{_OFF_SIGNS}", _I)
 # something sent to an address or a link ("Sendet … an https://…")
 _HAILED_SEND = sieved(
-    r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*)\b|发送|发给|传送|上传|送信|送って|転送",
+    r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*"
+    # sv, pl, nl
+    r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*)\b|发送|发给|传送|上传|送信|送って|転送|アップロード",
     _I,
 )
-_HAILED_ADDRESS = sieved(r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+_HAILED_ADDRESS = sieved(r"(?:https?|s?ftp)://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
 # a secret named where it can be read ("… den Inhalt der .env als Kommentar
 # in den Merge Request")
 _HAILED_SECRET = sieved(

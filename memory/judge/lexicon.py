@@ -481,8 +481,8 @@ DURATION_UNITS: dict[str, float] = {
 # English (plurals, and singulars no English word shares: not "tag", "ora").
 _OTHER_DURATION_WORDS = {
     1.0: "secondi segundos secondes sekunden seconden sekund sekundy",
-    60.0: "minuti minutos minuten minut minuty",
-    3600.0: "ore horas heures stunden stunde uur godzin godziny godzina",
+    60.0: "minuti minutos minuten minut minuty minuter",
+    3600.0: "ore horas heures stunden stunde uur godzin godziny godzina timmar timme",
     86400.0: "giorni giorno días dias día dia jours jour tage tagen dagen dag dni dzień doby",
     604800.0: "settimane settimana semanas semana semaines semaine wochen woche weken"
     " tygodni tygodnie tydzień",

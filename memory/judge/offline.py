@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memory.guard.negation import AFTER_THE_VERB, negators
 from memory.judge import lexicon as lx
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.facts import (
@@ -894,8 +895,10 @@ def read_pair(
     check = _check_waived(new, cand, sim)
     if check is not None:
         return Reading(Relation.CONTRADICTS, 0.72, check)
-    subject = _situation_conflict(new, cand, new_sit, cand_sit) or _subject_conflict(
-        new, cand, new_sit, cand_sit
+    subject = (
+        _situation_conflict(new, cand, new_sit, cand_sit)
+        or _subject_conflict(new, cand, new_sit, cand_sit)
+        or _headings_apart(new.text, cand.text)
     )
     if subject is not None:
         # the closer the vectors, the likelier the subject rule misread them
@@ -1041,6 +1044,12 @@ def read_pair(
         return Reading(Relation.NOVEL, 0.6, "saying something else", details)
     if w_only_n >= NEW_CONTENT_NOT_DUPLICATE:
         return Reading(Relation.NOVEL, 0.6, "narrower than this lesson", details)
+    reversed_ = _reversed_alone(new.text, cand.text)
+    if reversed_ is not None:
+        # "face away from the direction of travel" against "face the
+        # direction of travel": the same words, one of them turned round
+        reason = f"perhaps contradicting, not surely ({reversed_} in one lesson only)"
+        return Reading(Relation.NOVEL, 0.5, reason, details)
     negated = _negated_alone(new, cand, lemmas_c) or _negated_alone(cand, new, lemmas_n)
     if negated is not None and (coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85):
         # "Don't clear the Gradle cache" against "Always wipe it": one lesson
@@ -1061,6 +1070,37 @@ def read_pair(
     return Reading(Relation.NOVEL, 0.6, "too different to be a restatement", details)
 
 
+# A negator in any language the lessons are written in (the screen's list,
+# with English's and the Nordic and Dutch ones; Japanese and Korean negate
+# after the verb).
+_NEGATED_ANYWHERE = re.compile(
+    negators(
+        ("not", "never", "don't", "doesn't", "cannot", "can't", "without", "inte", "aldrig",
+         "ikke", "aldri", "niet", "nooit", "geen"),
+        look_alikes=False,
+    )
+    # Chinese "unable to", "there is no"
+    + f"|{AFTER_THE_VERB}|无法|没有|不再",
+    re.IGNORECASE,
+)
+
+
+# a bound is no negation ("no more than", "nicht mehr als", "no más de",
+# "must not exceed", "non devono superare")
+_BOUND_WORDS = re.compile(
+    r"\b(?:no|not|nicht|não|nao|ne|non|nie|inte|niet) (?:more|less|fewer|later|earlier|longer"
+    r"|sooner|mehr|weniger|später|más|mas|menos|mais|plus|moins|più|meno|więcej|mniej|mer|meer|minder)\b"
+    r"|\b(?:not|never|no|non|nicht|nie|ne|não|nao|inte|niet)\b[^.;,]{0,20}?"
+    r"(?:exceed|go (?:above|below|over|under)|drop below|fall below|rise above|superar|supera"
+    r"|dépass|depass|überschreit|ueberschreit|ultrapass|przekracza|overschrijd|överstig)\w*",
+    re.IGNORECASE,
+)
+
+
+def _negated_anywhere(text: str) -> bool:
+    return bool(_NEGATED_ANYWHERE.search(_BOUND_WORDS.sub(" ", text)))
+
+
 def _across_languages(new: Statement, cand: Statement, sim: float) -> Reading:
     """A pair written in two languages: the rules cannot compare their words
     (nor can the embedding model, which knows English), only their values.
@@ -1075,6 +1115,11 @@ def _across_languages(new: Statement, cand: Statement, sim: float) -> Reading:
     hard_cand = [k for k in facts.cand_only if k[0] not in SOFT_DIMENSIONS]
     if facts.conflicts or facts.ranges or hard_new or hard_cand or not facts.agree_hard:
         return Reading(Relation.NOVEL, 0.6, "written in another language, with other values")
+    if _negated_anywhere(new.text) != _negated_anywhere(cand.text):
+        # "Jogadores com menos de 16 anos não precisam de autorização" against
+        # "Players under 16 need a signed consent form": the same value, one
+        # side negated — the opposite rule, perhaps
+        return Reading(Relation.NOVEL, 0.6, "written in another language, one side negated")
     agreeing = sum(
         len(found) for key, found in _group(new.facts).items() if key[0] not in SOFT_DIMENSIONS
     )
@@ -1179,6 +1224,48 @@ def _another_tier(new: Statement, cand: Statement) -> bool:
         and 0 not in bounds
         and bool(_ADDED.search(new.text) or _ADDED.search(cand.text))
     )
+
+
+# A lesson's heading: a few words before a colon ("Gold tooling: heat the
+# finishing tools to about 110 °C"), an aside in brackets left out.
+_HEADING = re.compile(r"\s*([^:.;!?]{1,60}?)\s*:\s+\S")
+_ASIDE = re.compile(r"\s*\([^)]*\)")
+
+
+def _headings_apart(new: str, cand: str) -> str | None:
+    """Two headings naming kinds of one thing ("Blind tooling (no gold
+    leaf): …" and "Gold tooling: …"): the same last word, other words
+    before it. How they are said, or None."""
+    found = []
+    for text in (new, cand):
+        heading = _HEADING.match(text)
+        if heading is None:
+            return None
+        words = _ASIDE.sub("", heading.group(1)).lower().split()
+        if not 2 <= len(words) <= 4:
+            return None
+        found.append(words)
+    (*kind_n, head_n), (*kind_c, head_c) = found
+    if head_n != head_c or set(kind_n) & set(kind_c):
+        return None
+    return f"{' '.join(found[0])} vs {' '.join(found[1])}"
+
+
+# Words that turn a direction or a side round: said by one lesson only, the
+# rest the same, they make it the other's opposite, not its restatement.
+_TURNED_ROUND = re.compile(
+    r"\b(?:away from|opposite(?: to)?|against the|backwards?|in reverse|reversed?|upside[- ]down"
+    r"|inside[- ]out|counter-?clockwise|anti-?clockwise|upstream|downstream|inwards?|outwards?)\b",
+    re.IGNORECASE,
+)
+
+
+def _reversed_alone(new: str, cand: str) -> str | None:
+    """A direction or side turned round in one lesson and not the other."""
+    turned_n = {m.group().lower() for m in _TURNED_ROUND.finditer(new)}
+    turned_c = {m.group().lower() for m in _TURNED_ROUND.finditer(cand)}
+    alone = sorted(turned_n ^ turned_c)
+    return alone[0] if alone else None
 
 
 def _negated_alone(st: Statement, other: Statement, other_lemmas: set[str]) -> str | None:

@@ -20,6 +20,7 @@ from enum import StrEnum
 from text_to_num import alpha2digit
 
 from memory.judge import lexicon as lx
+from memory.language import language_of, other_language
 
 
 class Kind(StrEnum):
@@ -391,6 +392,63 @@ _HYPHENED_WORD_UNIT = re.compile(
 )
 
 
+# Degrees as the languages that measure in Celsius write them ("à moins 20
+# degrés", "a 20 grados"), and Swedish's half hour ("en halvtimme").
+_OTHER_DEGREES = re.compile(
+    r"(?:\b(?:moins|menos|minus|meno)\s+)?\b(\d+(?:[.,]\d+)?)\s*"
+    r"(?:degrés|degres|grados|grad|gradi|graus|stopni|grader)(?:\s+(?:celsius|c))?\b",
+    re.IGNORECASE,
+)
+_DEGREES_BETWEEN = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s+(e|y|et|und|i|en|och|a)\s+"
+    r"(?:(?:i|los|les|die|de|o)\s+)?(\d+(?:\.\d+)?) °C"
+)
+_HALF_HOUR = re.compile(
+    r"\b(?:en\s+)?halvtimme\b|\b(?:une\s+)?demi-heure\b|\b(?:una\s+)?media\s+hora\b", re.IGNORECASE
+)
+
+
+def _other_language_values(t: str) -> str:
+    """Number words of French, Spanish, German, Italian or Portuguese, in
+    the text's own language only (``text2num``: "trois jours" -> "3 jours";
+    its own threshold leaves "un", "ein", "una" alone), degrees in Celsius
+    and a half hour."""
+    language = language_of(t)
+    if language is not None:
+        t = alpha2digit(t, language)
+    t = _HALF_HOUR.sub("30 minutes", t)
+
+    def degrees(m: re.Match[str]) -> str:
+        sign = "-" if m.group().lower().startswith(("moins", "menos", "minus", "meno")) else ""
+        return f"{sign}{m.group(1).replace(',', '.')} °C"
+
+    t = _OTHER_DEGREES.sub(degrees, t)
+    # "tra i 31 e i 32 °C": the unit on both ends, as "31–32 °C" is read
+    return _DEGREES_BETWEEN.sub(r"\1 °C \2 \3 °C", t)
+
+
+# A speed in words ("twenty kilometres an hour", by then "20 kilometres an
+# hour"), and one unit said with its article after a bound ("trim the wick
+# to about a centimetre").
+_SPEED_IN_WORDS = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s*(kilomet(?:re|er)s?|km|miles?|met(?:re|er)s?)\s+(?:an|a|per|each)\s+(hour|second)\b",
+    re.IGNORECASE,
+)
+_SPEED_UNITS = {("k", "h"): "km/h", ("m", "h"): "mph", ("k", "s"): "km/s", ("m", "s"): "m/s"}
+
+
+def _speed(m: re.Match[str]) -> str:
+    return f"{m.group(1)} {_SPEED_UNITS[(m.group(2)[0].lower(), m.group(3)[0].lower())]}"
+
+
+_ONE_UNIT = re.compile(
+    r"\b(about|roughly|around|approximately|to|within|at least|at most|up to|under|over|exactly"
+    r"|only)\s+(?:a|an|one)\s+(centimet(?:re|er)|millimet(?:re|er)|met(?:re|er)|kilomet(?:re|er)"
+    r"|inch|foot|mile|lit(?:re|er)|kilo(?:gram)?|gram|degree)\b",
+    re.IGNORECASE,
+)
+
+
 def normalise_values(text: str) -> str:
     """Quantities written in words or other notations, rewritten the one way
     the fact scanner reads them: number words through ``text2num`` ("three
@@ -402,6 +460,10 @@ def normalise_values(text: str) -> str:
     # "a three-day course"): the measure, as if written apart, for text2num
     t = _HYPHENED_WORD_UNIT.sub(lambda m: f"{_UNIT_COUNT[m.group(1).lower()]} {m.group(2)}", t)
     t = alpha2digit(t, "en")
+    if other_language(t):
+        t = _other_language_values(t)
+    t = _SPEED_IN_WORDS.sub(_speed, t)
+    t = _ONE_UNIT.sub(r"\1 1 \2", t)
     t = re.sub(
         r"\b(\d+(?:\.\d+)?) ?(gibi|mebi|kibi|tebi|giga|mega|kilo|tera)bytes?\b",
         lambda m: f"{m.group(1)} {_BYTE_UNITS[m.group(2).lower()]}",

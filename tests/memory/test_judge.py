@@ -467,6 +467,15 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Bottle-washer jets are supplied at 4 bar.",
             "Bottle-washer jets are supplied at 58 psi.",
         ),
+        # a speed in words; one unit with its article after a bound
+        (
+            "Forklifts in the yard are limited to fifteen kilometres an hour.",
+            "Forklifts in the yard are limited to 15 km/h.",
+        ),
+        (
+            "Cut the seed potatoes to about a centimetre thick.",
+            "Cut the seed potatoes to about 10 mm thick.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
@@ -620,6 +629,53 @@ def test_antonyms_contradict(content: str, other: str) -> None:
 )
 def test_the_same_polarity_in_other_words_is_a_duplicate(content: str, other: str) -> None:
     assert relation(content, other) is Relation.DUPLICATE
+
+
+def test_other_languages_number_words_and_degrees_are_read() -> None:
+    verdict = judge(
+        "Les fûts restent au moins trois jours en chambre froide à moins vingt degrés.",
+        cand("Casks stay in the cold room for at least 72 hours at -20 °C.", 0.2),
+    )
+    assert verdict.relation is Relation.DUPLICATE
+    assert verdict.relation is relation(
+        "Il vino rosso della casa si serve sempre tra i 16 e i 18 gradi.",
+        "Serve the house red at 16–18 °C.",
+        0.3,
+    )
+
+
+def test_the_same_value_across_languages_with_one_side_negated_is_no_restatement() -> None:
+    english = "Visitors under 14 need an adult with them in the workshop."
+    assert relation("Besucher unter 14 Jahren brauchen keine Begleitung.", english, 0.3) is (
+        Relation.NOVEL
+    )
+    # a bound is no negation
+    assert (
+        relation(
+            "Der Ofen darf nicht mehr als 14 Stunden laufen.",
+            "The kiln may run for at most 14 hours.",
+            0.3,
+        )
+        is Relation.DUPLICATE
+    )
+
+
+def test_a_direction_turned_round_is_no_restatement() -> None:
+    verdict = judge(
+        "Stack the crates with the labels facing away from the aisle.",
+        cand("Stack the crates with the labels facing the aisle.", 0.95),
+    )
+    assert verdict.relation is not Relation.DUPLICATE
+    assert "away from" in verdict.rationale
+
+
+def test_headings_naming_two_kinds_of_one_step_are_two_subjects() -> None:
+    verdict = judge(
+        "Cold brining (no salt crust): hold the wheels at 8 °C.",
+        cand("Salt brining: hold the wheels at 12 °C.", 0.85),
+    )
+    assert verdict.relation is Relation.NOVEL
+    assert "cold brining vs salt brining" in verdict.rationale
 
 
 def test_a_rule_opened_with_no_is_the_same_rule_under_a_prohibition() -> None:
