@@ -53,8 +53,10 @@ def sampled(cases: list[Any], size: int | None) -> list[Any]:
 
 def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
     """Every set through ``tier``'s judge; ``sample``: classify that many
-    golden cases, evenly spread, instead of all (a live judge bills each
-    call; the other sets are whole)."""
+    golden cases, evenly spread, instead of all, and learn as large a share
+    of the long histories (at least one) — a live judge bills each call, and
+    a history's learns are judged too; the sets no judge reads (retrieval,
+    the red team) are whole."""
     from memory.judge import get_judge, offline_judge
 
     judge = offline_judge() if tier == "offline" else _Failsafe(get_judge())
@@ -77,7 +79,12 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
         "classification", lambda: judge_report.evaluate(judge, cases, similarities)
     )
     recall = timed("retrieval", retrieval.run)
-    histories = timed("long histories", lambda: longmem.evaluate(judge=judge))
+    stories = longmem.load()
+    every_history = len(stories["histories"])
+    if len(cases) < len(golden):
+        share = max(1, round(every_history * len(cases) / len(golden)))
+        stories = {**stories, "histories": sampled(stories["histories"], share)}
+    histories = timed("long histories", lambda: longmem.evaluate(data=stories, judge=judge))
     screen = timed("red team", redteam.evaluate)
     return EvalResult(
         metrics={
@@ -97,7 +104,12 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
             )
             + judge_report.format_report(classification),
             retrieval.format_report(recall),
-            longmem.format_report(histories),
+            (
+                f"(a sample of {len(stories['histories'])} of the {every_history} histories)\n"
+                if len(stories["histories"]) < every_history
+                else ""
+            )
+            + longmem.format_report(histories),
             redteam.format_report(screen),
             # where the tier's time goes (make test runs it: its time is a standard)
             "took: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items()),

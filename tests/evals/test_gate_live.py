@@ -54,8 +54,12 @@ def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
             assert json.dumps(case.content, ensure_ascii=False)[1:-1] in user
         learning = [json.dumps(r["body"]) for r in fake.requests[len(with_candidates) :]]
         assert learning
-        dates = {f["date"] for h in longmem.load()["histories"] for f in h["facts"]}
+        # the sample's share of the long histories: one of the four, the first
+        histories = longmem.load()["histories"]
+        dates = {f["date"] for f in histories[0]["facts"]}
         assert all(any(f"{date}: " in body for date in dates) for body in learning)
+        others = {f["date"] for h in histories[1:] for f in h["facts"]} - dates
+        assert not any(f"{date}: " in body for date in others for body in learning)
         assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
     run = EvalRun.objects.get(tier="live")
     assert run.judge == "openai:always-novel" and not run.passed
