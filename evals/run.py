@@ -55,8 +55,9 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
     """Every set through ``tier``'s judge; ``sample``: classify that many
     golden cases, evenly spread, instead of all, and learn as large a share
     of the long histories (at least one) — a live judge bills each call, and
-    a history's learns are judged too; the sets no judge reads (retrieval,
-    the red team) are whole."""
+    a history's learns are judged too — and leave out the sets no judge
+    reads (retrieval, the red team: the offline tier measures them, and a
+    sample is a quick look at a judge)."""
     from memory.judge import get_judge, offline_judge
 
     judge = offline_judge() if tier == "offline" else _Failsafe(get_judge())
@@ -78,24 +79,27 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
     classification = timed(
         "classification", lambda: judge_report.evaluate(judge, cases, similarities)
     )
-    recall = timed("retrieval", retrieval.run)
+    whole = len(cases) == len(golden)
+    recall = timed("retrieval", retrieval.run) if whole else None
     stories = longmem.load()
     every_history = len(stories["histories"])
-    if len(cases) < len(golden):
+    if not whole:
         share = max(1, round(every_history * len(cases) / len(golden)))
         stories = {**stories, "histories": sampled(stories["histories"], share)}
     histories = timed("long histories", lambda: longmem.evaluate(data=stories, judge=judge))
-    screen = timed("red team", redteam.evaluate)
-    return EvalResult(
-        metrics={
-            "classification": {
-                "strict_accuracy": round(classification.strict_accuracy, 4),
-                "destructive_precision": round(classification.destructive_precision, 4),
-            },
-            "retrieval": recall.metrics(),
-            "longmem": histories.metrics(),
-            "redteam": screen.metrics(),
+    screen = timed("red team", redteam.evaluate) if whole else None
+    metrics: dict[str, dict[str, float]] = {
+        "classification": {
+            "strict_accuracy": round(classification.strict_accuracy, 4),
+            "destructive_precision": round(classification.destructive_precision, 4),
         },
+        "longmem": histories.metrics(),
+    }
+    if recall is not None and screen is not None:
+        metrics["retrieval"] = recall.metrics()
+        metrics["redteam"] = screen.metrics()
+    return EvalResult(
+        metrics=metrics,
         reports=[
             (
                 f"(a sample of {len(cases)} of the {len(golden)} golden cases)\n"
@@ -103,14 +107,18 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
                 else ""
             )
             + judge_report.format_report(classification),
-            retrieval.format_report(recall),
+            retrieval.format_report(recall)
+            if recall is not None
+            else "retrieval: not run in a sample (no judge reads it; the offline tier measures it)",
             (
                 f"(a sample of {len(stories['histories'])} of the {every_history} histories)\n"
                 if len(stories["histories"]) < every_history
                 else ""
             )
             + longmem.format_report(histories),
-            redteam.format_report(screen),
+            redteam.format_report(screen)
+            if screen is not None
+            else "red team: not run in a sample (no judge reads it; the offline tier measures it)",
             # where the tier's time goes (make test runs it: its time is a standard)
             "took: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items()),
         ],
@@ -145,10 +153,14 @@ def below_baseline(
     metrics: dict[str, dict[str, float]], baseline: dict[str, dict[str, float]] | None = None
 ) -> list[str]:
     """One line per metric on the wrong side of its committed floor (or
-    ceiling); empty when everything holds."""
+    ceiling); empty when everything holds. A group the run did not measure
+    (a sample leaves out the sets no judge reads) is not judged; the offline
+    tier, the gate, measures every group (its test holds it to that)."""
     baseline = load_baseline() if baseline is None else baseline
     failures = []
     for group, floors in baseline.items():
+        if group not in metrics:
+            continue
         for name, floor in floors.items():
             value = metrics[group][name]
             ceiling = (group, name) in CEILINGS

@@ -57,6 +57,9 @@ def test_a_metric_below_its_floor_fails_the_gate():
     failures = below_baseline(metrics, baseline)
     assert len(failures) == 2
     assert "retrieval.mrr" in failures[0] and "redteam.false_positive_rate" in failures[1]
+    # a group a sample did not measure is not judged; the ones it did are
+    sample = {group: values for group, values in metrics.items() if group != "redteam"}
+    assert below_baseline(sample, baseline) == failures[:1]
 
 
 def test_the_command_exits_non_zero_below_the_baseline(monkeypatch):

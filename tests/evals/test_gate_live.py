@@ -63,6 +63,8 @@ def test_the_live_tier_runs_the_configured_llm_and_records_the_run(settings):
         assert all("<untrusted-data nonce=" in str(r["body"]) for r in fake.requests)
     run = EvalRun.objects.get(tier="live")
     assert run.judge == "openai:always-novel" and not run.passed
+    # a sample is a look at the judge: the sets no judge reads are left out
+    assert set(run.metrics) == {"classification", "longmem"}
     # Only the novel cases are right, and a judge that never folds or
     # supersedes anything makes no destructive mistake.
     novel = sum(c.expected_relation == "novel" for c in golden)
