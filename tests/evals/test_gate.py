@@ -11,7 +11,8 @@ from evals import longmem
 from evals.run import below_baseline, load_baseline
 from memory.models import EvalRun
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+# the longest file of the suite: handed to a worker before any other
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow(first=True)]
 
 
 # the whole offline tier: 274 s of a clean-clone run with the red team at 1,411
