@@ -43,17 +43,33 @@ def _disguised(text: str) -> str:
     return "".join(out)
 
 
+# A pattern that opens on a class repeated from zero times ("[^.;]{0,40}\b(?:should|must) …")
+# finds a match in a text exactly where the rest of it does (the class may
+# match nothing): whether anything matches is asked of the rest, which does
+# not retry the class at every position (a seventh of this check's time).
+_OPENING_CLASS = re.compile(r"\[\^[^\]]*\]\{0,\d+\}")
+
+
+def _finds_anything(compiled: re.Pattern[str]) -> re.Pattern[str]:
+    opening = _OPENING_CLASS.match(compiled.pattern)
+    if opening is None:
+        return compiled
+    return re.compile(compiled.pattern[opening.end() :], compiled.flags)
+
+
 def test_the_sieve_skips_no_scan_that_would_have_matched() -> None:
     texts = _texts()
     sieves = regex.every_sieve()
     assert len(sieves) > 200
     assert sum(1 for s in sieves if s.words) > 150  # most patterns are sieved
+    finders = [_finds_anything(sieve.compiled) for sieve in sieves]
+    assert sum(f is not s.compiled for f, s in zip(finders, sieves, strict=True)) >= 2
     skipped = 0
     for text in texts:  # text by text: the sieve reads each text once
-        for sieve in sieves:
+        for sieve, finder in zip(sieves, finders, strict=True):
             if not sieve.may_match(text):
                 skipped += 1
-                assert not sieve.compiled.search(text), (sieve.pattern[:80], text[:200])
+                assert not finder.search(text), (sieve.pattern[:80], text[:200])
     # most scans that would fail are skipped, and so checked above
     assert skipped > 0.5 * len(sieves) * len(texts)
 
