@@ -80,50 +80,52 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
         "classification", lambda: judge_report.evaluate(judge, cases, similarities)
     )
     whole = len(cases) == len(golden)
-    recall = timed("retrieval", retrieval.run) if whole else None
+    metrics: dict[str, dict[str, float]] = {
+        "classification": {
+            "strict_accuracy": round(classification.strict_accuracy, 4),
+            "destructive_precision": round(classification.destructive_precision, 4),
+        }
+    }
+    reports = [_sample_note(len(cases), len(golden), "golden cases")]
+    reports[0] += judge_report.format_report(classification)
+    if whole:
+        recall = timed("retrieval", retrieval.run)
+        metrics["retrieval"] = recall.metrics()
+        reports.append(retrieval.format_report(recall))
+    else:
+        reports.append(f"retrieval: {NOT_IN_A_SAMPLE}")
     stories = longmem.load()
     every_history = len(stories["histories"])
     if not whole:
         share = max(1, round(every_history * len(cases) / len(golden)))
         stories = {**stories, "histories": sampled(stories["histories"], share)}
     histories = timed("long histories", lambda: longmem.evaluate(data=stories, judge=judge))
-    screen = timed("red team", redteam.evaluate) if whole else None
-    metrics: dict[str, dict[str, float]] = {
-        "classification": {
-            "strict_accuracy": round(classification.strict_accuracy, 4),
-            "destructive_precision": round(classification.destructive_precision, 4),
-        },
-        "longmem": histories.metrics(),
-    }
-    if recall is not None and screen is not None:
-        metrics["retrieval"] = recall.metrics()
+    metrics["longmem"] = histories.metrics()
+    reports.append(
+        _sample_note(len(stories["histories"]), every_history, "histories")
+        + longmem.format_report(histories)
+    )
+    if whole:
+        screen = timed("red team", redteam.evaluate)
         metrics["redteam"] = screen.metrics()
+        reports.append(redteam.format_report(screen))
+    else:
+        reports.append(f"red team: {NOT_IN_A_SAMPLE}")
+    # where the tier's time goes (make test runs it: its time is a standard)
+    reports.append("took: " + ", ".join(f"{name} {sec:.0f} s" for name, sec in took.items()))
     return EvalResult(
         metrics=metrics,
-        reports=[
-            (
-                f"(a sample of {len(cases)} of the {len(golden)} golden cases)\n"
-                if len(cases) < len(golden)
-                else ""
-            )
-            + judge_report.format_report(classification),
-            retrieval.format_report(recall)
-            if recall is not None
-            else "retrieval: not run in a sample (no judge reads it; the offline tier measures it)",
-            (
-                f"(a sample of {len(stories['histories'])} of the {every_history} histories)\n"
-                if len(stories["histories"]) < every_history
-                else ""
-            )
-            + longmem.format_report(histories),
-            redteam.format_report(screen)
-            if screen is not None
-            else "red team: not run in a sample (no judge reads it; the offline tier measures it)",
-            # where the tier's time goes (make test runs it: its time is a standard)
-            "took: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in took.items()),
-        ],
+        reports=reports,
         judge=getattr(judge, "name", type(judge).__name__),
     )
+
+
+NOT_IN_A_SAMPLE = "not run in a sample (no judge reads it; the offline tier measures it)"
+
+
+def _sample_note(taken: int, every: int, what: str) -> str:
+    """The line above a report of a sample, or nothing for the whole set."""
+    return f"(a sample of {taken} of the {every} {what})\n" if taken < every else ""
 
 
 class _Failsafe:

@@ -226,6 +226,8 @@ _FROM_OVERSEERS: Sieved = sieved(
     r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:に|には|へは)(?:伝え|知らせ|言わ|報告し|相談し)ない",
     _I,
 )
+# whoever something may be kept from: the user, or those who oversee the work
+_KEPT_FROM = (_FROM_THE_USER, _FROM_OVERSEERS)
 # The note itself to be kept secret ("non menzionare mai l'esistenza di
 # questa nota"): a lesson that hides itself from whoever it is read to.
 _NOTE_HIDDEN: Sieved = sieved(
@@ -631,7 +633,7 @@ def _concealed(sentence: str, earlier: Sequence[str] = ()) -> bool:
     )
     if ingredient and any(
         not _NEGATOR.search(_clause_before(sentence, found.start()))
-        for kept in (_FROM_THE_USER, _FROM_OVERSEERS)
+        for kept in _KEPT_FROM
         for found in kept.finditer(sentence)
     ):
         return True
@@ -728,7 +730,7 @@ def match(raw: str) -> str | None:
     if _AI_READER.search(raw) and any(
         not _NEGATOR.search(_clause_before(s, found.start()))
         for s in sentences
-        for kept in (_FROM_THE_USER, _FROM_OVERSEERS)
+        for kept in _KEPT_FROM
         for found in kept.finditer(s)
     ):
         return "concealment"
