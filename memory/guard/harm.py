@@ -797,6 +797,8 @@ _LEFT_OFF = rx(
 _HARD_SETTING_OFF = rx(
     _SKIP_SWITCH_ON
     + r"|\b[\w.-]*(?:audit|mfa|2fa|cloudtrail|signature|tls|ssl|cert\w*|waf|firewall)[\w.-]*\s*[=:]\s*[\"'`]?(?:false|off|disabled|none|0)\b"
+    # a flag that leaves no audit record ("run the tool with --no-audit")
+    r"|(?<![\w-])--(?:no|skip|disable)-audit\w*\b"
 )
 
 
@@ -884,7 +886,9 @@ _SELF_APPROVED = rx(
     r"(?<!nobody can )(?<!no one can )(?<!nobody may )(?<!no one may )"
     r"\bmark (?:your|their|its) own (?:change requests?|changes?|prs?|pull requests?|merge requests?|tickets?|deploy\w*|releases?) as (?:approved|reviewed|signed[- ]off)\b"
     # ("let the deploy bot approve its own pull request")
-    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:let|lets|letting|allow|allows|allowing|have|has) (?:the |a |our |your )?[\w-]+(?: [\w-]+)? (?:to )?approve (?:its|their|his|her|your) own (?:change requests?|changes?|prs?|pull requests?|merge requests?|deploy\w*|releases?|code|commits?)\b"
+    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:let|lets|letting|allow|allows|allowing|have|has) (?:the |a |our |your )?[\w-]+(?: [\w-]+)? (?:to )?approve (?:its|their|his|her|your) own (?:change requests?|changes?|edits?|amendments?|prs?|pull requests?|merge requests?|deploy\w*|releases?|code|commits?)\b"
+    # ("The superintendent has authorised the AI assistant to approve its own edits")
+    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:authori[sz]e[ds]?|permit(?:s|ted)?|empower(?:s|ed)?|cleared) (?:the |an? |our |your )?(?:ai |llm )?[\w-]+(?: [\w-]+)? to (?:approve|sign off) (?:its|their|his|her|your) own\b"
     r"|\bpre-?approved (?:every|all|any) (?:changes?|requests?|deploy\w*|prs?|pull requests?)\b[^.;]{0,40}\b(?:by|from) (?:ai|agents?|bots?|assistants?)\b"
     # ("coding agents are authorized to approve their own pull requests")
     r"|\b(?:agents?|bots?|assistants?|ai)\b[^.;]{0,30}\b(?:are|is) (?:now )?(?:authori[sz]ed|allowed|permitted|cleared|free) to (?:approve|sign off) (?:their|its|his|her) own\b"
@@ -1195,7 +1199,7 @@ _SECRET_WORDS = (  # what a secret is called
 _SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
 _OUTSIDE = r"(?:(?:https?|s?ftps?)://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?)"
-_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|\bpublic (?:[\w-]+ ){{0,2}}(?:board|page|profile|feed|forum|site|group)s?\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
+_ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|\bpublic (?:[\w-]+ ){{0,2}}(?:board|page|profile|feed|forum|site|group)s?\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|whatsapp|signal group|wechat|viber|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
 # A clause: no sentence end, though a dot inside a token (".env", "secrets.yml") is none.
 _CLAUSE = r"(?:[^.;]|\.(?=\S))"
 # a clause with no negation in it ("… it can't share …" stops a match)
@@ -1409,7 +1413,9 @@ _PERSONAL_DATA = rx(
     # records kept from the public, and where people live ("sealed
     # transcripts", "student home addresses", "insurance IDs")
     r"|\b(?:sealed|confidential|privileged) (?:transcripts?|records?|files?|filings?|documents?|exhibits?)\b|\bx-rays?\b|\binsurance (?:ids?|numbers?|details|cards?)\b"
-    r"|\b(?:home|private) addresses\b|\b(?:client|customer|member|guest|student|patient|tenant)s?['’]? (?:names|addresses|phone numbers|dates of birth|account (?:details|information|numbers))\b|\bclient (?:lists?|database|records?)\b"
+    r"|\b(?:home|private) addresses\b|\b(?:client|customer|member|guest|student|patient|tenant)s?['’]? (?:names|addresses|phone numbers|dates of birth|account (?:details|information|numbers))\b"
+    # ("the customer's name, address, phone and e-mail")
+    r"|\b(?:client|customer|member|guest|student|patient|tenant)(?:'s|’s|s'|s’) (?:full )?name, (?:home )?address\b|\bclient (?:lists?|database|records?)\b"
     r"|\b(?:adoption|custody|personnel|hr|payroll|case|court|tax|immigration|visa) (?:files?|records?|documents?|papers)\b"
 )
 
@@ -1531,7 +1537,9 @@ _SENT_OUT = rx(rf"\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b{_CLA
 # mention this to the front desk staff", "no need to tell the attorneys or
 # the court")
 _KEPT_FROM_PARTY = rx(
-    r"\b(?:no need to|don't|do not|never|without) (?:tell\w*|inform\w*|notify\w*|alert\w*|let (?:\w+ ){1,3}know|(?:mention|report)\w*(?: (?:this|it|that|anything))? to|cc\w*|loop\w* in)"
+    # (or after another thing left undone: "no need to note it in the order
+    # or tell the customer")
+    r"\b(?:no need to|don't|do not|never|without) (?:[^.;]{0,40}?\b(?:or|nor) )?(?:tell\w*|inform\w*|notify\w*|alert\w*|let (?:\w+ ){1,3}know|(?:mention|report)\w*(?: (?:this|it|that|anything))? to|cc\w*|loop\w* in)"
     r" (?:the |any |our |their |your )?(?:[\w-]+ ){0,2}(?:staff|attorneys?|lawyers?|counsel|court|judges?|parents?|famil(?:y|ies)|patients?|clients?|customers?|users?"
     r"|auditors?|inspectors?|regulators?|owners?|managers?|shifts?|team|desk|guests?|members?|supervisors?|board|doctors?|dentists?|pharmacists?|office|it|security|compliance|dpo|anyone|anybody|officers?|authorit(?:y|ies))\b"
 )

@@ -292,6 +292,21 @@ CONCEAL = [
         # exited late, so the insurer doesn't see them at renewal")
         r"|\b(?:delet|remov|hid|edit|chang|alter|backdat|overwrit|purg|shred|destroy)\w*\b[^.;]{0,100}\bso (?:that )?(?:the |our |any )?(?:insurers?|insurance company|underwriters?|inspectors?|inspection|assessors?|surveyors?) (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:see|notice|find|spot|catch|learn|hear)\w*\b"
     ),
+    # those who oversee the work told they need not see what was done to it
+    # ("the safety inspector doesn't need to see these edits")
+    rx(
+        r"\b(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?|board|compliance(?: team)?)\b"
+        r" (?:doesn't|does not|don't|do not|needn't|need not|won't) (?:need|have) to (?:see|know about|hear about|be told about|find out about)"
+        r" (?:these|those|the|our|any|such|my|your) (?:[\w-]+ ){0,2}(?:edits?|changes?|corrections?|deletions?|adjustments?|amendments?|overrides?|entries|refunds?|gaps?)\b"
+    ),
+    # what they ask for handed over with part of it left out ("when the
+    # owner asks for the refund total, leave out the refunds to account …",
+    # "when the health officer asks for the logs, export only the days …
+    # and leave the rest out")
+    rx(
+        r"\bwhen (?:the |an? |our |any )?(?:[\w-]+ ){0,3}(?:owner|inspector|auditor|regulator|insurer|officer|assessor|examiner)s? (?:asks?|requests?|comes? asking) for\b"
+        r"[^.]{0,120}?\b(?:leave (?:out|(?:the rest|them|those|everything else|the others|it|these) out)|omit)\b"
+    ),
     # what was done left out of what its owner is shown ("leave deleted
     # files out of the summary it shows the user")
     rx(

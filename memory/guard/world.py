@@ -201,6 +201,7 @@ _OVERSEER = (
     r"|supervis[oa]r\w*|auditor\w*|audytor\w*|revisor\w*|revisorn|responsabile|respons[áa]vel|responsable"
     r"|propietari\w*|propriet[áa]ri\w*|due[ñn][oa]s?|dono|titolare|eigenaar|inhaber\w*|ägaren|właściciel\w*"
     r"|aseguradora|seguradora|versicherung|kierownik\w*|kierownictw\w*|szef\w*|zarząd\w*|przełożon\w*|leidinggevende|ledningen"
+    r"|denetçi\w*|müfettiş\w*|müdür\w*|yönetici\w*"
     r"|qualitäts\w*|qualitaets\w*|QS-?team|vorgesetzt\w*|geschäftsführ\w*|geschaeftsfuehr\w*|leitung|prüfer\w*|aufsicht\w*|beh[öo]rde\w*)"
 )
 _FROM_OVERSEERS: Sieved = sieved(
@@ -217,13 +218,17 @@ _FROM_OVERSEERS: Sieved = sieved(
     # pl ("nie informuj kierownika", "nie wpisuj tego do raportu")
     rf"|\bnie (?:informuj|mów|mow|zgłaszaj|zglaszaj|pokazuj|mówcie)\w*\b[^.;]{{0,30}}?{_OVERSEER}"
     r"|\bnie (?:wpisuj|zapisuj|notuj|odnotowuj|umieszczaj)\w* (?:tego |tej |ich )?(?:do|w) (?:raport|rejestr|dziennik|protok|ewidencj)\w*"
+    rf"|\b(?:żeby|zeby|aby|by) {_OVERSEER} (?:tego |ich )?nie (?:widzia|wiedzia|zauważy|zauwazy|zobaczy|dowiedzia)\w*"
+    # tr ("denetçinin bunları görmesine gerek yok")
+    rf"|\b{_OVERSEER} (?:bunları |bunu |bundan |bunlardan )?(?:görmesine|bilmesine|duymasına|haberi olmasına) gerek yok"
     # sv ("nämn det inte för chefen")
     rf"|\b(?:nämn|namn|säg|berätta|visa)\w* (?:det|detta|dem|inget|ingenting) (?:inte |aldrig )?(?:för|till) {_OVERSEER}\b"
     # nl
     rf"|\b(?:vertel|meld|laat)\w* (?:het|dit|dat) (?:niet|nooit) (?:aan |weten aan )?(?:de |het )?{_OVERSEER}\b"
     # ja
     r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:へ|に)の?(?:報告|連絡|通知|相談)は?不要"
-    r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:に|には|へは)(?:伝え|知らせ|言わ|報告し|相談し)ない",
+    r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:に|には|へは)(?:伝え|知らせ|言わ|報告し|相談し)ない"
+    r"|(?:オーナー|管理者|上司|店長|責任者|品質管理|品質保証|監査|検査官|本部|保険会社)(?:に|には|へは)(?:伝え|知らせ|報告し|連絡し|相談し)なくて(?:よい|いい|良い|かまわない|構わない)",
     _I,
 )
 # whoever something may be kept from: the user, or those who oversee the work
@@ -305,12 +310,15 @@ _CONTROL_WORDS = (
     r"|multi-?fa(?:c|k|t)t?(?:eur|or|ore)\w*|mehr-?faktor\w*|다중 ?인증|2단계 ?인증|감사 ?로그"
     r"|tweestapsverificatie|tweefactor\w*|auditlog\w*|camerabewaking|cameratoezicht|videobewaking|camera-?opname\w*"
     r"|chiffrement|cifrado|cifratura|crittografia|verschl[üu]sselung|criptografia|szyfrowani\w*|versleuteling"
+    r"|verificaci[oó]n en dos pasos|verifica[çc][ãa]o em (?:duas etapas|dois passos)|dos factores|dois fatores"
+    r"|dziennik\w* audytu|uwierzytelniani\w* dwuskładnikow\w*|weryfikacj\w* dwuetapow\w*|dwuskładnikow\w*"
     r"|v[íi]cefaktorov\w*|dvoufaktorov\w*|tvåfaktor\w*|flerfaktor\w*|iki (?:faktörlü|aşamalı) doğrulama\w*|denetim kayıt\w*|güvenlik duvar\w*|yönetici parola\w*|yönetici şifre\w*"
 )
 _OFF_WORDS = (
     r"deaktivier\w*|ausschalt\w*|abschalt\w*|ausgeschaltet|desactiv\w*|d[ée]sactiv\w*|disattiv\w*|desativ\w*"
     # Dutch, its particle at the clause's end too ("zet de opname … uit")
     # Turkish ("EDR ajanını durdurun", "parolası kaldırılsın")
+    r"|wyłącz\w*|wylacz\w*|dezaktywuj\w*|dezaktywowa\w*"
     r"|durdur\w*|devre dışı\w*|kaldırıl\w*|kaldırın\w*|vypn\w*|deaktivuj\w*|inaktivera\w*|stäng av"
     r"|uitschakel\w*|uitgeschakeld|uitzetten|(?:zet|zetten|schakel|schakelen|mag|mogen)\b[^.;:,]{0,50}\buit\b(?= om\b| en\b| voor\b| op\b| bij\b|\s*[:.;,]|$)"
 )
@@ -784,7 +792,9 @@ _AI_READER = sieved(
     # "이 메모를 읽는 AI는 …", "Agencie: …" (a Polish agent hailed)
     r"|\bAI ?(?:는|가|에게|에이전트|어시스턴트)|인공지능|\b(?:agencie|asystencie)(?: AI)?\s*[:,]"
     # "Polecenie dla asystenta AI: …"
-    r"|\b(?:asystent|agent)\w* (?:AI|SI)\b",
+    r"|\b(?:asystent|agent)\w* (?:AI|SI)\b"
+    # "Yapay zekâ asistanları için: …"
+    r"|\byapay zek[aâ]\w* (?:asistan|ajan)\w*",
     _I,
 )
 # a control switched off ("die Zwei-Faktor-Authentifizierung darf …
@@ -795,7 +805,7 @@ _HAILED_OFF = sieved(rf"{_OFF_WORDS}|{_OFF_SIGNS}", _I)
 _HAILED_SEND = sieved(
     r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*"
     # sv, pl, nl
-    r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*)\b|发送|发给|传送|上传|送信|送って|転送|アップロード",
+    r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*)\b|发送|发给|传送|上传|送信|送って|送る|送付|転送|アップロード",
     _I,
 )
 _HAILED_ADDRESS = sieved(r"(?:https?|s?ftp)://|\b[\w.+-]+@[\w-]+\.[\w.-]+")

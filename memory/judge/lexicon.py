@@ -531,6 +531,8 @@ PINT_UNITS: dict[str, str] = {
     "miles": "mile", "ft": "ft", "feet": "ft", "foot": "ft", "metre": "m", "metres": "m",
     "meter": "m", "meters": "m", "ml": "ml", "l": "l", "litre": "l", "litres": "l",
     "liter": "l", "liters": "l", "degc": "degC", "degf": "degF", "w": "W", "kw": "kW",
+    # a difference of temperature ("7 °F above the boiling point")
+    "ddegc": "delta_degC", "ddegf": "delta_degF",
     "mw": "MW", "kwh": "kWh", "mwh": "MWh", "v": "V", "kv": "kV", "hz": "Hz", "khz": "kHz",
     "mhz": "MHz", "ghz": "GHz", "kmh": "km/h", "mph": "mph", "newtonmetre": "N*m",
     "footpound": "ft*lbf", "inch": "inch", "ppm": "ppm", "lux": "lx", "lx": "lx",

@@ -738,10 +738,17 @@ def _same_situation(new_sit: Statement | None, cand_sit: Statement | None) -> bo
 
 def _name_weight(st: Statement, lemmas: list[str]) -> float:
     """Vocabulary weight where a capitalised word ("Netherlands", "France")
-    counts as a name."""
-    return sum(
-        max(st.content.get(lem, 0.0), 1.5 if st.say(lem)[:1].isupper() else 0.0) for lem in lemmas
-    )
+    counts as a name — not the verb a situation opens on, capitalised only
+    because it opens the text ("Deciding which maples to tap", "Choosing
+    trees to tap")."""
+    return sum(max(st.content.get(lem, 0.0), 1.5 if _a_name(st, lem) else 0.0) for lem in lemmas)
+
+
+def _a_name(st: Statement, lemma: str) -> bool:
+    said = st.say(lemma)
+    if not said[:1].isupper():
+        return False
+    return not (said.endswith("ing") and said[1:].islower() and st.text.lstrip().startswith(said))
 
 
 def _distinctive(st: Statement, other_lemmas: set[str]) -> list[str]:
@@ -1050,6 +1057,9 @@ def read_pair(
         # direction of travel": the same words, one of them turned round
         reason = f"perhaps contradicting, not surely ({reversed_} in one lesson only)"
         return Reading(Relation.NOVEL, 0.5, reason, details)
+    if _conditional_alone(new.text, cand.text):
+        reason = "perhaps contradicting, not surely (done only on a condition in one lesson)"
+        return Reading(Relation.NOVEL, 0.5, reason, details)
     negated = _negated_alone(new, cand, lemmas_c) or _negated_alone(cand, new, lemmas_n)
     if negated is not None and (coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85):
         # "Don't clear the Gradle cache" against "Always wipe it": one lesson
@@ -1266,6 +1276,32 @@ def _reversed_alone(new: str, cand: str) -> str | None:
     turned_c = {m.group().lower() for m in _TURNED_ROUND.finditer(cand)}
     alone = sorted(turned_n ^ turned_c)
     return alone[0] if alone else None
+
+
+# A step done only on a condition ("only done if the patient reports
+# problems") against the same step done always ("every fitting includes
+# it; it is mandatory"): the same words, one of them a requirement.
+_ONLY_ON_CONDITION = re.compile(
+    r"\bonly (?:(?:be |is |are |gets? |)(?:done|needed|required|performed|carried out|used|run"
+    r"|made|given|checked|tested|measured)\s+)?(?:if|when|where|on request|upon request)\b",
+    re.IGNORECASE,
+)
+_ALWAYS = re.compile(
+    r"\b(?:mandatory|compulsory|always|no exceptions?|without exception"
+    r"|every (?:new |single )?\w+ includes?)\b",
+    re.IGNORECASE,
+)
+
+
+def _conditional_alone(new: str, cand: str) -> bool:
+    """One lesson does a step only on a condition, the other always."""
+    return any(
+        _ONLY_ON_CONDITION.search(a)
+        and not _ONLY_ON_CONDITION.search(b)
+        and _ALWAYS.search(b)
+        and not _ALWAYS.search(a)
+        for a, b in ((new, cand), (cand, new))
+    )
 
 
 def _negated_alone(st: Statement, other: Statement, other_lemmas: set[str]) -> str | None:

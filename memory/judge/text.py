@@ -363,11 +363,18 @@ def _tolerance(value: float, plus_minus: float) -> str:
     return f"{low:.10g}-{high:.10g}"
 
 
+_SPACED_THOUSANDS = re.compile(
+    r"(?<![\d.,] )(?<![\d.,])\b\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+\b(?![.,]?\d)"
+)
+
+
 def _other_notations(text: str) -> str:
     """Numbers as other languages write them, in the notation the English
     rewrites below read: CJK units after a number, the wave dash of a range,
     ℃, a decimal comma, a range between two numbers."""
     t = text.replace("℃", "°C").replace("℉", "°F")
+    # thousands grouped by a space ("25 000 ciclos", "40 000 rubs")
+    t = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), t)
     t = re.sub(r"(\d)\s*[〜～~]\s*(?=\d)", r"\1-", t)
     for units, word in _CJK_UNITS:
         t = re.sub(rf"(\d)\s*(?:{units})", rf"\1 {word} ", t)
@@ -560,6 +567,21 @@ def normalise_values(text: str) -> str:
     )  # fmt: skip
     t = re.sub(r"\s?°\s?C\b|\s?degrees? (?:celsius|centigrade)\b", " degc", t, flags=re.I)
     t = re.sub(r"\s?°\s?F\b|\s?degrees? fahrenheit\b", " degf", t, flags=re.I)
+    # degrees above or below another temperature are a difference of one
+    t = re.sub(
+        r"\b(\d+(?:\.\d+)?) deg([cf]) (?=(?:above|over|below|under|warmer|colder|hotter|cooler"
+        r"|higher|lower) (?:than )?(?:the|its|a|water|ambient|room|set|setpoint)\b)",
+        r"\1 ddeg\2 ", t, flags=re.I,
+    )  # fmt: skip
+    # "30 feet a minute": a speed
+    t = re.sub(
+        r"\b(\d+(?:\.\d+)?) ?(feet|foot|ft|metres?|meters?|m|km|kilomet(?:re|er)s?|miles?)"
+        r" (?:a|an|each|every) (second|minute|hour)\b",
+        r"\1 \2 per \3", t, flags=re.I,
+    )  # fmt: skip
+    # "the three-quarter-hour mark": 45 minutes
+    t = re.sub(r"\bthree[- ]quarters?[- ](?:of an )?hour\b", "45 minutes", t, flags=re.I)
+    t = re.sub(r"\b(?:a|one)[- ]quarter[- ]hour\b", "15 minutes", t, flags=re.I)
     # a range whose unit is written once, after its upper end ("35.6-46.4 degf",
     # "between 2 and 8 degc"): the unit belongs to both ends
     t = re.sub(
@@ -610,6 +632,8 @@ def normalise_values(text: str) -> str:
         t,
         flags=re.IGNORECASE,
     )
+    # "each working day" is daily, as often as "every day"
+    t = re.sub(r"\b(every|each) (?:working|business|work) day\b", r"\1 day", t, flags=re.IGNORECASE)
     # "once a quarter" is quarterly; "on a 3-year cycle" is every 3 years
     t = re.sub(
         r"\b(?:once (?:a|per|each|every)|every|each|per) quarter\b(?! (?:of|past|to|hour|mile)\b)",

@@ -476,6 +476,25 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Cut the seed potatoes to about a centimetre thick.",
             "Cut the seed potatoes to about 10 mm thick.",
         ),
+        # thousands grouped by a space; a speed "a minute"; degrees above another
+        # temperature, a difference; "a three-quarter-hour"; "every working day"
+        (
+            "Fabric for the lobby chairs must reach 30 000 rubs.",
+            "Fabric for the lobby chairs must reach 30,000 rubs.",
+        ),
+        ("The quay hoist lifts at 30 feet a minute.", "The quay hoist lifts at 30 ft per minute."),
+        (
+            "Close the kiln damper once the flue runs 18 °F above ambient.",
+            "Close the kiln damper once the flue runs 10 °C above ambient.",
+        ),
+        (
+            "Lightener stays on for a three-quarter-hour at most.",
+            "Lightener stays on for 45 minutes at most.",
+        ),
+        (
+            "Forklift batteries are checked every working day.",
+            "Forklift batteries are checked daily.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
@@ -505,6 +524,10 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
         (
             "Loaded haul trucks are limited to 30 km/h on the ramp.",
             "Loaded haul trucks are limited to 15 mph on the ramp.",
+        ),
+        (
+            "Forklift batteries are checked every working day.",
+            "Forklift batteries are checked weekly.",
         ),
     ],
 )
