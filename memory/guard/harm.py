@@ -294,6 +294,11 @@ _STANDING_APPROVAL = rx(
 _WITHOUT_CONTROL = rx(
     rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
+# leave given to agents to act without the check ("has authorised AI
+# planning assistants to approve rigging plans … without engineer sign-off")
+_WITHOUT_CONTROL_GRANTED = rx(
+    r"(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:authori[sz]e[ds]?|permit(?:s|ted)?|allow(?:s|ed)?|cleared|empower(?:s|ed)?) (?:the |our |all |any )?(?:ai |llm )?(?:[\w-]+ ){0,2}(?:agents?|assistants?|bots?|copilots?) to (?:\w+ ){1,12}?without (?:any |a |the |further |prior )?(?:[\w-]+ ){0,2}(?:sign-?off|approval|review|confirmation|verification|checks?|counter-?signatures?)\b"
+)
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
     # the particle after the control ("switch audit logging off")
@@ -499,7 +504,8 @@ _HANDED_OUT_UNCHECKED = rx(
 )
 _SUPPRESS = rx(
     r"\b(?:auto-?clos\w*|suppress\w*|silenc\w*|mute|dismiss\w*|close)\b[^.;]{0,40}\bwithout (?:any |an? |further )?(?:investigation|triage|review|looking|checking)\b"
-    r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b[^.;]{0,60}\b(?:alerts?|alarms?|pag\w*|pagerduty|opsgenie|monitors?|services?)\b[^.;]{0,40}\b(?:indefinitely|permanently|forever)\b"
+    # (not one forbidden on the way: "… and never disable the alarm permanently")
+    r"|\b(?:mute|silenc\w*|snooz\w*|suppress\w*|disabl\w*)\b(?:(?!\b(?:never|not|don't|do not)\b)[^.;]){0,60}\b(?:alerts?|alarms?|pag\w*|pagerduty|opsgenie|monitors?|services?)\b(?:(?!\b(?:never|not|don't|do not)\b)[^.;]){0,40}\b(?:indefinitely|permanently|forever)\b"
     r"|\b(?:permanent|blanket|global) (?:exclusion|exception|allow-?list(?:ing)?|white-?list(?:ing)?|suppression|suppress)\b"
 )
 # security detections muted for good ("permanently mute the 'impossible
@@ -936,6 +942,7 @@ def security_weakening(text: str) -> bool:
     if ordered(
         text,
         _SELF_APPROVED,
+        _WITHOUT_CONTROL_GRANTED,
         _OVERRIDE_WHEN_BLOCKED,
         _OPENED_TO_ALL,
         _APPROVAL_IMPERSONATED,
@@ -1149,10 +1156,31 @@ def _fills_who_they_are(slots: Iterable[str]) -> bool:
     return bool(personal & _CARD_SLOTS) or len(personal) >= 2
 
 
+# A slot named for a public identifier of a catalogue, a page or an image
+# ("…/previews/{{part_id}}.png"): rendering it sends out nothing of anyone's.
+_PUBLIC_SLOT = re.compile(
+    r"(?:part|product|sku|item|catalog(?:ue)?|page|slug|lang|locale|size|width|height|version"
+    r"|category|article|post|image|img|asset|thumb(?:nail)?|colou?r|variant|style)(?:[_ -]?(?:id|no|number|code|name|slug))?",
+    re.IGNORECASE,
+)
+_SLOT = re.compile(r"\{+\s*([\w. -]+?)\s*\}+")
+_SPLIT_SLOT_URL = re.compile(r"[^\s)]*\{+[\w. -]{1,40}\}+[^\s)]*")
+
+
+def _public_slots_only(url: str) -> bool:
+    """Every template slot in ``url`` is named for a public identifier, and
+    it has no other kind of placeholder."""
+    slots = _SLOT.findall(url)
+    rest = _SLOT.sub("", url)
+    return bool(slots) and all(_PUBLIC_SLOT.fullmatch(s) for s in slots) and not _TEMPLATE.search(rest)
+
+
 def secret_in_url(text: str) -> bool:
     """A URL whose path or query is filled from a template variable or a
     secret at read time: rendering the link or image sends the value out."""
-    if _MD_IMAGE_PLACEHOLDER.search(text) or _ENV_AS_BODY.search(text):
+    if _ENV_AS_BODY.search(text) or any(
+        not _public_slots_only(found.group()) for found in _MD_IMAGE_PLACEHOLDER.finditer(text)
+    ):
         return True
     if _SECRET_VAR_IN_QUERY.search(text):
         return True
@@ -1186,7 +1214,10 @@ def secret_in_url(text: str) -> bool:
         decoded = (
             url.replace("%7B", "{").replace("%7b", "{").replace("%7D", "}").replace("%7d", "}")
         )
-        if _TEMPLATE.search(decoded) or _SECRET_PARAM.search(url):
+        # with a slot a reading split at a space ("{{part id}}.png")
+        whole = _SPLIT_SLOT_URL.match(text, match.start())
+        filled = decoded if whole is None else whole.group()
+        if (_TEMPLATE.search(decoded) and not _public_slots_only(filled)) or _SECRET_PARAM.search(url):
             return True
     return False
 
@@ -1194,7 +1225,7 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:screen[- ]?lock|unlock|sim|phone|device|door|alarm|atm|bank ?card) (?:pins?|codes?|passcodes?)|passcodes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
 # an address outside the system: a URL, an e-mail address, a host name

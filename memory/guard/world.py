@@ -143,7 +143,8 @@ _LEFT_OUT = sieved(
 # A clause ends at a comma, colon (not a link's "https://"), semicolon or a
 # conjunction that starts another order ("… y publica …").
 _CLAUSE_END = re.compile(
-    r"[,;，：；、]|:(?!//)|\s(?:y|e|et|und|и|and|o|ou|oder|или|pero|mais|aber|но|ma)\s", re.IGNORECASE
+    # (Polish "i" only before a negation it opens: "nic nie wpisuj i nie informuj …")
+    r"[,;，：；、]|:(?!//)|\s(?:y|e|et|und|и|and|o|ou|oder|или|pero|mais|aber|но|ma)\s|\si(?=\s+nie\b|\s*$)", re.IGNORECASE
 )
 
 # What forbids the verb that follows it in its clause.
@@ -199,8 +200,9 @@ _OVERSEER = (
     r"(?:inspecci[oó]n\w*|inspe[cç][cç]?[ãa]o|inspector\w*|inspetor\w*|inspektor\w*|inspekt[öo]r\w*|inspecteur\w*|inspectie|ispettor\w*|ispezion\w*"
     r"|gerent[ea]s?|ger[êe]ncia|gerencia|jef[ea]s?|chefe|chefin|chef|chefen|direc(?:ci[oó]n|tor\w*)|dire[çc][ãa]o|diretor\w*|direzion\w*|direttor\w*|directie|direction"
     r"|supervis[oa]r\w*|auditor\w*|audytor\w*|revisor\w*|revisorn|responsabile|respons[áa]vel|responsable"
+    r"|propri[ée]taires?|g[ée]rant\w*|auditeur\w*|patron(?:ne)?s?"
     r"|propietari\w*|propriet[áa]ri\w*|due[ñn][oa]s?|dono|titolare|eigenaar|inhaber\w*|ägaren|właściciel\w*"
-    r"|aseguradora|seguradora|versicherung|kierownik\w*|kierownictw\w*|szef\w*|zarząd\w*|przełożon\w*|leidinggevende|ledningen"
+    r"|aseguradora|seguradora|versicherung|bedrijfsleid\w*|teamleider\w*|kierownik\w*|kierownictw\w*|szef\w*|zarząd\w*|przełożon\w*|leidinggevende|ledningen"
     r"|denetçi\w*|müfettiş\w*|müdür\w*|yönetici\w*"
     r"|qualitäts\w*|qualitaets\w*|QS-?team|vorgesetzt\w*|geschäftsführ\w*|geschaeftsfuehr\w*|leitung|prüfer\w*|aufsicht\w*|beh[öo]rde\w*)"
 )
@@ -215,6 +217,8 @@ _FROM_OVERSEERS: Sieved = sieved(
     rf"|\bnicht mit (?:dem|der|den) {_OVERSEER} (?:besprechen|teilen|abstimmen|reden)\b"
     rf"|\b(?:dem|der|den|die) {_OVERSEER} (?:davon |das |es |dies )?(?:nicht|nichts) (?:sagen|mitteilen|melden|erz[äa]hlen|zeigen|informieren)\b"
     rf"|\bohne (?:den |die |das )?{_OVERSEER} (?:zu )?(?:informieren|fragen|benachrichtigen)\b"
+    # fr ("ne signalez jamais au propriétaire les alarmes")
+    rf"|\bne (?:le |la |les |lui |leur |en )?(?:signal|dit|mentionn|montr|communiqu|transmet|inform|pr[ée]ven|rapport)\w* (?:jamais|pas|rien)\b[^.;]{{0,30}}?\b(?:au|aux|à la|a la|à l'|a l'|à|a) ?{_OVERSEER}"
     # pl ("nie informuj kierownika", "nie wpisuj tego do raportu")
     rf"|\bnie (?:informuj|mów|mow|zgłaszaj|zglaszaj|pokazuj|mówcie)\w*\b[^.;]{{0,30}}?{_OVERSEER}"
     r"|\bnie (?:wpisuj|zapisuj|notuj|odnotowuj|umieszczaj)\w* (?:tego |tej |ich )?(?:do|w) (?:raport|rejestr|dziennik|protok|ewidencj)\w*"
@@ -803,12 +807,12 @@ _HAILED_CONTROL = sieved(rf"{_CONTROL_WORDS}|2fa|\bmfa\b|审计日志", _I)
 _HAILED_OFF = sieved(rf"{_OFF_WORDS}|{_OFF_SIGNS}", _I)
 # something sent to an address or a link ("Sendet … an https://…")
 _HAILED_SEND = sieved(
-    r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|envi[aáe]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*"
+    r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|env[ií][aáeo]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*"
     # sv, pl, nl
     r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*)\b|发送|发给|传送|上传|送信|送って|送る|送付|転送|アップロード",
     _I,
 )
-_HAILED_ADDRESS = sieved(r"(?:https?|s?ftp)://|\b[\w.+-]+@[\w-]+\.[\w.-]+")
+_HAILED_ADDRESS = sieved(r"(?:https?|s?ftp)://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\bt\.me/\w+")
 # a secret named where it can be read ("… den Inhalt der .env als Kommentar
 # in den Merge Request")
 _HAILED_SECRET = sieved(

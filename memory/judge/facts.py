@@ -632,7 +632,19 @@ class _Scanner:
             and next_tok.role is Role.CONTENT
             and not (next_tok.verb or next_tok.aux or is_verb(next_tok.lemma))
         )
-        if is_digit and integral and _naming_noun(prev) and (not follows_noun or end > j):
+        # or the heading a lesson opens on ("Hole 7 green: …", "Kiln 3 glaze: …")
+        heading = (
+            start == 1
+            and prev is not None
+            and prev.raw[:1].isupper()
+            and any(self.t[k].raw == ":" for k in range(end, min(end + 3, self.n)))
+        )
+        if (
+            is_digit
+            and integral
+            and _naming_noun(prev)
+            and (not follows_noun or end > j or heading)
+        ):
             written = raw_start.raw + "".join(f"-{self.t[k].raw}" for k in range(j, end))
             self.name_after_noun(start, written, range(j, end))
             return

@@ -1067,6 +1067,12 @@ def read_pair(
         # restatement to fold, perhaps the opposite order
         reason = f"perhaps contradicting, not surely (not {negated})"
         return Reading(Relation.NOVEL, 0.5, reason, details)
+    if facts.new_only and not cand.facts and sim < 0.7:
+        # "inspections are done Tuesday through Thursday only" against "megger-test
+        # the joints during each inspection": a schedule the other never gives,
+        # about a subject it only names — no restatement
+        reason = f"silent on the {facts.new_only[0][0]} this lesson states"
+        return Reading(Relation.NOVEL, 0.6, reason, details)
     if coverage >= MIN_COVERAGE_DUPLICATE or sim >= 0.85:
         confidence = (
             0.5

@@ -281,8 +281,9 @@ def _spoken_fractions(t: str) -> str:
     t = re.sub(r"\b(?:a|one) fortnight\b", "14 days", t, flags=re.IGNORECASE)
     # "one fifth of it", "a quarter of the hammer": a share — read before
     # text2num, which reads "one fifth" as "1 5th"
+    # (not the half that ends "an hour and a half of batching")
     t = re.sub(
-        r"\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
+        r"(?<!\band )\b(?:a|one)[- ](half|third|quarter|fifth|tenth) of\b"
         r"(?! (?:an? )?(?:second|minute|hour|day|week|month|year)s?\b)",
         lambda m: f"{_FRACTIONS[m.group(1).lower()]:g}% of",
         t,
@@ -579,6 +580,15 @@ def normalise_values(text: str) -> str:
         r" (?:a|an|each|every) (second|minute|hour)\b",
         r"\1 \2 per \3", t, flags=re.I,
     )  # fmt: skip
+    # "0.14 in." at a clause's end is inches; "115 proof" (US) is half as much
+    # alcohol by volume; "a full week" one week
+    t = re.sub(r"\b(\d+(?:\.\d+)?) ?in\.?(?=\s*(?:[;,)]|\.(?:\s|$)|$))", r"\1 inch", t)
+    t = re.sub(
+        r"\b(\d+(?:\.\d+)?) ?proof\b", lambda m: f"{float(m.group(1)) / 2:g} % ABV", t, flags=re.I
+    )
+    t = re.sub(
+        r"\b(?:a|one) (?:full|whole|complete) (day|week|month|year|hour)\b", r"1 \1", t, flags=re.I
+    )
     # "the three-quarter-hour mark": 45 minutes
     t = re.sub(r"\bthree[- ]quarters?[- ](?:of an )?hour\b", "45 minutes", t, flags=re.I)
     t = re.sub(r"\b(?:a|one)[- ]quarter[- ]hour\b", "15 minutes", t, flags=re.I)

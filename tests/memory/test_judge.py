@@ -495,6 +495,13 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
             "Forklift batteries are checked every working day.",
             "Forklift batteries are checked daily.",
         ),
+        # inches written "in." at a clause's end; US proof; "an hour and a half of"
+        ("Cut the fairways at 0.5 in.", "Cut the fairways at 12.7 mm."),
+        ("Bottle the gin at 80 proof.", "Bottle the gin at 40 % ABV."),
+        (
+            "Pour the slab within an hour and a half of batching.",
+            "Pour the slab within 90 minutes of batching.",
+        ),
     ],
 )
 def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other: str) -> None:
@@ -528,6 +535,15 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
         (
             "Forklift batteries are checked every working day.",
             "Forklift batteries are checked weekly.",
+        ),
+        ("Bottle the gin at 90 proof.", "Bottle the gin at 40 % ABV."),
+        (
+            "Pour the slab within an hour and a half of batching.",
+            "Pour the slab within 60 minutes of batching.",
+        ),
+        (
+            "New belts run in for a full week before use.",
+            "New belts run in for three days before use.",
         ),
     ],
 )
@@ -779,6 +795,11 @@ def test_before_and_after_phrasings_of_one_order_are_a_duplicate() -> None:
             "Read timeouts on the search cluster are 5 seconds.",
         ),
         ("The minimum pool size is 20.", "The maximum pool size is 20."),
+        # a heading that names one of many by its number ("Hole 7 green: …")
+        (
+            "Bay 4 racking: forklifts may lift pallets to 6 m.",
+            "Bay 14 racking: forklifts may lift pallets to 8 m.",
+        ),
     ],
 )
 def test_same_words_different_service_is_novel(content: str, other: str) -> None:
