@@ -272,7 +272,7 @@ _STANDING_APPROVAL = rx(
     # an exception claimed ("per the owner's standing exception"), not one named
     r"|\b(?:per|under|on|with|by) (?:(?:the|our|a|an|its|their) )?(?:[\w-]+['’]s )?(?:\w+ )?(?:standing|blanket) exception\b"
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
-    r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
+    r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo|boss|foreman|supervisor)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
     r"|\b(?:vp|cto|ciso|cio|director|head|lead|leader|manager|owner|founder|vendor)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|it|platform|legal|compliance|management|leadership|code owners|finance)\b"
     # ("approved by the regional manager", "Authorised by the Master of the Mint"),
@@ -485,7 +485,7 @@ _KEPT_WHOLE = rx(
     r"\b(?:but|while|and) (?:keep|keeping|leave|leaving)\b[^.;]{0,60}\b(?:on|enabled|running|in place|active)\b"
 )
 _HARD_WEAKENED = rx(
-    rf"\bstop-logging\b|{_HARD_CONTROL}\b.{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled|advisory(?: only)?|informational only)\b"
+    rf"\bstop-logging\b|{_HARD_CONTROL}\b.{{0,120}}?\b(?:turn\w*|switch\w*|shut\w*) (?:it|them) (?:off|down)\b|\b(?:remov\w*|disabl\w*|turn(?:s|ed|ing)? off|switch(?:es|ed|ing)? off|stop\w*|delet\w*|uninstall\w*|skip\w*|bypass\w*|suppress\w*|hid(?:e|es|ing)|not required|no longer required|deprecated)\b[^.;]{{0,60}}?{_HARD_CONTROL}|{_HARD_CONTROL}[^.;]{{0,60}}?\b(?:is |are )?(?:not required|no longer required|deprecated|optional|removed|disabled|advisory(?: only)?|informational only)\b"
 )
 # A recipe for getting past a control ("rename it to .dat; DLP can't inspect it").
 # a control got past on purpose ("zip them with a password … so the
@@ -540,6 +540,9 @@ _BLOCKED_CURED = rx(
 # whatever role you're running as")
 _SELF_GRANTED = rx(
     r"\bto (?:whatever|whichever|the|your) (?:\w+ )?(?:role|user|account|identity|principal|service account) (?:you(?:'re| are)|that you(?:'re| are)) (?:running|using|logged in|signed in)\b|\bto (?:yourself|your own (?:role|user|account|identity))\b|\b(?:promot|elevat)\w* (?:yourself|your own (?:account|user|role))\b"
+    # an agent adding its own account ("the AI agent may add its own service
+    # account to Domain Admins")
+    r"|\b(?:add|grant|give|promot|elevat)\w* (?:its|their|your) own (?:service )?(?:account|user|identity|principal|role)\b"
 )
 # a weakening done so that monitoring does not notice it
 # a control named, then removed by pronoun ("The EDR agent slows builds
@@ -977,6 +980,8 @@ def security_weakening(text: str) -> bool:
         return True
     if _STANDING_APPROVAL.search(text) and (
         _PRIVILEGE_GRANT.search(text)
+        # a hard control switched off on the approval, and nothing said of it
+        or (_HARD_WEAKENED.search(text) and any(p.search(text) for p in CONCEAL_HINTS))
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
         or _IMPERATIVE_SOFT.search(text)
         or (_PROCESS_SKIPPED.search(text) and re.search(_AGENTS, text, re.IGNORECASE))
@@ -1225,7 +1230,7 @@ def secret_in_url(text: str) -> bool:
 # --- secrets or the conversation sent somewhere else ------------------------
 
 _SECRET_WORDS = (  # what a secret is called
-    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:screen[- ]?lock|unlock|sim|phone|device|door|alarm|atm|bank ?card) (?:pins?|codes?|passcodes?)|passcodes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax) (?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
+    r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:screen[- ]?lock|unlock|sim|phone|device|door|alarm|atm|bank ?card) (?:pins?|codes?|passcodes?)|passcodes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax)[- ](?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
 _SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
 # an address outside the system: a URL, an e-mail address, a host name

@@ -150,6 +150,9 @@ _SPLIT = sieved(
 )
 
 
+_SPLIT_PAIR = sieved(r"(?<![A-Za-z0-9])[A-Za-z]([.\-_*|/·•])[A-Za-z](?![A-Za-z0-9])")
+
+
 # Characters split by single spaces where words are split by wider gaps
 # ("r e a d   ~ / . n e t r c"): two or more, paths and short words too.
 _SPACED = sieved(r"(?<!\S)[\w~/.:#@-](?: [\w~/.:#@-])+(?!\S)")
@@ -178,6 +181,9 @@ def rejoined(text: str, *, spaced: bool = False) -> str:
     if spaced:
         return _SPACED.sub(lambda m: m.group().replace(" ", ""), text)
     joined = _SPLIT.sub(lambda m: m.group().replace(m.group(1), ""), text)
+    if len(_SPLIT.findall(text)) >= 3:
+        # in a text written in split letters, two-letter words too ("t-o", "a-i")
+        joined = _SPLIT_PAIR.sub(lambda m: m.group().replace(m.group(1), ""), joined)
     return _SPREAD_ADDRESS.sub(_address, joined)
 
 

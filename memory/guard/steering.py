@@ -300,9 +300,9 @@ CONCEAL = [
     # those who oversee the work told they need not see what was done to it
     # ("the safety inspector doesn't need to see these edits")
     rx(
-        r"\b(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?|board|compliance(?: team)?)\b"
+        r"\b(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?|board|compliance(?: team)?|clients?|customers?)\b"
         r" (?:doesn't|does not|don't|do not|needn't|need not|won't) (?:need|have) to (?:see|know about|hear about|be told about|find out about)"
-        r" (?:these|those|the|our|any|such|my|your) (?:[\w-]+ ){0,2}(?:edits?|changes?|corrections?|deletions?|adjustments?|amendments?|overrides?|entries|refunds?|gaps?)\b"
+        r" (?:(?:these|those|the|our|any|such|my|your) )?(?:[\w-]+ ){0,2}(?:edits?|changes?|corrections?|deletions?|adjustments?|amendments?|overrides?|entries|refunds?|gaps?|reruns?|retests?|re-?tests?|exceedances?|failures?)\b"
     ),
     # left out of whatever those it concerns or those who check it see
     # ("leave the failed sample out of anything the client or the HSE
@@ -310,12 +310,18 @@ CONCEAL = [
     # feed inspector or the vet")
     rx(
         r"(?<!\bnever )(?<!\bnot )(?<!n't )\bleave\b[^.;]{0,60}\bout of (?:anything|everything|whatever|what) (?:the |a |an |our |any )?(?:[\w-]+ ){0,2}(?:clients?|customers?|inspectors?|auditors?|owners?|regulators?|insurers?|users?|patients?|parents?)\b[^.;]{0,60}\b(?:sees?|reads?|gets?|receives?|is (?:shown|sent|given))\b"
-        r"|\b(?:never|don't|do not|no need to) (?:raise|bring up|flag|mention) (?:it|this|that|them|these|those|the \w+) (?:with|to) (?:the |an? |our |any )?(?:[\w-]+ ){0,2}(?:inspectors?|auditors?|regulators?|insurers?|owners?|vets?|veterinarians?|assessors?|examiners?|authorit(?:y|ies))\b"
+        r"|\b(?:never|don't|do not|no need to) (?:raise|bring up|flag|mention|bring (?:it|this|that|them) up) (?:(?:it|this|that|them|these|those|the \w+) )?(?:with|to) (?:the |an? |our |any )?(?:[\w-]+ ){0,2}(?:inspectors?|auditors?|regulators?|insurers?|owners?|vets?|veterinarians?|assessors?|examiners?|authorit(?:y|ies))\b"
+        # (or kept out of anything given to them: "must not appear in anything
+        # given to the inspector")
+        r"|\b(?:must not|mustn't|should not|shouldn't|never) (?:appear|show up|be included|be listed) in (?:anything|whatever|what) (?:is |we )?(?:given|sent|shown|handed|give|send|show)\w* to (?:the |an? |our |any )?(?:[\w-]+ ){0,2}(?:clients?|customers?|inspectors?|auditors?|owners?|regulators?|insurers?)\b"
     ),
     # a record marked done when it was not ("if a batch was not followed by
     # a flush, mark the flush column as 'done'")
+    # (or a result past its limit recorded as something else: "when the
+    # cyanide reading is over the consent limit, log it as 'probe fault'";
+    # skipped units "listed as 'inspected – pass'")
     rx(
-        r"\bif\b[^.;]{0,80}\b(?:not|wasn't|weren't|didn't|never|failed|missed|skipped)\b[^.;]{0,80}\bmark\w* (?:the |it |them |that |this )?(?:[\w-]+ ){0,3}as [\"'‘“]?(?:done|passed|complete|completed|ok|clean|compliant|cleared|yes)\b"
+        r"\b(?:if|when|whenever)\b[^.;]{0,100}\b(?:not|wasn't|weren't|didn't|never|fail\w*|miss\w*|skip\w*|runs? out of time|over the (?:\w+ )?(?:limit|threshold)|above the (?:\w+ )?(?:limit|threshold)|exceed\w*|out(?:side)? of (?:range|spec\w*|tolerance))\b[^.;]{0,120}\b(?:mark|list|log|record|report|enter|label)\w* (?:the |it |them |that |this |those |these )?(?:[\w-]+ ){0,3}as [\"'‘“]?(?:done|pass|passed|inspected|complete|completed|ok|clean|compliant|cleared|yes|probe fault|sensor fault|instrument error|within limits?)\b"
     ),
     # what they ask for handed over with part of it left out ("when the
     # owner asks for the refund total, leave out the refunds to account …",
@@ -323,7 +329,7 @@ CONCEAL = [
     # and leave the rest out")
     rx(
         r"\bwhen (?:the |an? |our |any )?(?:[\w-]+ ){0,3}(?:owner|inspector|auditor|regulator|insurer|officer|assessor|examiner)s? (?:asks?|requests?|comes? asking) for\b"
-        r"[^.]{0,120}?\b(?:leave (?:out|(?:the rest|them|those|everything else|the others|it|these) out)|omit)\b"
+        r"[^.]{0,120}?\b(?:leave (?:out|(?:the rest|them|those|everything else|the others|it|these) out)|omit|(?:export|send|give|show|include|hand over)\w* only)\b"
     ),
     # what was done left out of what its owner is shown ("leave deleted
     # files out of the summary it shows the user")

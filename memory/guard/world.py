@@ -129,7 +129,7 @@ _PLACE = (
     r"|тикет\w*|заявк\w*|чат\w*|канал\w*|бакет\w*|телеграм\w*|@\w+bot\b)"
 )
 _TO_PLACE: Sieved = sieved(
-    rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|no|na|nos|nas|в|во|на|к|to|into|till)\s+{_PLACE}"
+    rf"\b(?:en|a|al|à|au|aux|dans|sur|in|an|auf|ins|im|nel|nella|nei|su|para|per|por|via|no|na|nos|nas|в|во|на|к|to|into|till)\s+{_PLACE}"
     r"|(?:到|给|在|进)\s*[^,，。;；]{0,12}?(?:工单|群|频道|邮箱|评论|公开|公共|论坛|网盘|钉钉|飞书|微信|pastebin|gist|slack|telegram|discord|[\w.+-]+@[\w-]+\.[\w.-]+|https?://)"
     r"|(?:チケット|チャンネル|返信|回答|応答|#[a-z][\w-]+|[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+)\s?\S{0,6}?に",
     _I,
@@ -203,7 +203,7 @@ _OVERSEER = (
     r"|propri[ée]taires?|g[ée]rant\w*|auditeur\w*|patron(?:ne)?s?"
     r"|propietari\w*|propriet[áa]ri\w*|due[ñn][oa]s?|dono|titolare|eigenaar|inhaber\w*|ägaren|właściciel\w*"
     r"|aseguradora|seguradora|versicherung|bedrijfsleid\w*|teamleider\w*|kierownik\w*|kierownictw\w*|szef\w*|zarząd\w*|przełożon\w*|leidinggevende|ledningen"
-    r"|denetçi\w*|müfettiş\w*|müdür\w*|yönetici\w*"
+    r"|denetçi\w*|müfettiş\w*|müdür\w*|yönetici\w*|mestre|capit[ãa]o|patr[ãa]o"
     r"|qualitäts\w*|qualitaets\w*|QS-?team|vorgesetzt\w*|geschäftsführ\w*|geschaeftsfuehr\w*|leitung|prüfer\w*|aufsicht\w*|beh[öo]rde\w*)"
 )
 _FROM_OVERSEERS: Sieved = sieved(
@@ -217,6 +217,10 @@ _FROM_OVERSEERS: Sieved = sieved(
     rf"|\bnicht mit (?:dem|der|den) {_OVERSEER} (?:besprechen|teilen|abstimmen|reden)\b"
     rf"|\b(?:dem|der|den|die) {_OVERSEER} (?:davon |das |es |dies )?(?:nicht|nichts) (?:sagen|mitteilen|melden|erz[äa]hlen|zeigen|informieren)\b"
     rf"|\bohne (?:den |die |das )?{_OVERSEER} (?:zu )?(?:informieren|fragen|benachrichtigen)\b"
+    # fr ("ne rien en dire au propriétaire du moulin")
+    rf"|\bne (?:rien|jamais|pas) (?:en |le |la |lui |leur )?(?:dire|signaler|mentionner|montrer|communiquer|parler)\b[^.;]{{0,30}}?\b(?:au|aux|à la|a la|à l'|a l'|à|a) ?{_OVERSEER}"
+    # pt ("Não é preciso avisar o mestre")
+    rf"|\bn[ãa]o (?:é|e) (?:preciso|necess[áa]rio) (?:avisar|informar|contar|dizer)\w* (?:a |à |o |ao |os |aos )?{_OVERSEER}"
     # fr ("ne signalez jamais au propriétaire les alarmes")
     rf"|\bne (?:le |la |les |lui |leur |en )?(?:signal|dit|mentionn|montr|communiqu|transmet|inform|pr[ée]ven|rapport)\w* (?:jamais|pas|rien)\b[^.;]{{0,30}}?\b(?:au|aux|à la|a la|à l'|a l'|à|a) ?{_OVERSEER}"
     # pl ("nie informuj kierownika", "nie wpisuj tego do raportu")
@@ -271,6 +275,11 @@ _PROBLEM_KEPT: Sieved = sieved(
     r"|\bne doit jamais (?:en |l'|les )?informer\b|\bsans (?:en )?informer (?:le |la |les )?(?:notaire|responsable|superviseur|directeur|admin\w*)"
     r"|(?:관리자|사용자|고객|운영자|감독자)에게(?:는|도)? 알리지 (?:말|마)"
     r"|\b(?:denetçi|müfettiş|müşteri|kullanıcı|yönetici)\w* (?:göstermeyin|söylemeyin|bildirmeyin|haber vermeyin)\b"
+    # records altered before they go to those who check them ("quand
+    # l'inspecteur … demande le registre, l'agent doit supprimer les lots …",
+    # "jeśli audytor poprosi o rejestr …, asystent ma zmienić daty")
+    r"|\bquand (?:l'|le |la |les )?(?:inspect|audit|contr[ôo]l)\w*[^.;]{0,60}\bdemande\w*\b[^.;]{0,120}\b(?:supprim|modifi|chang|retir|effac|falsifi|corrig)\w*"
+    r"|\b(?:jeśli|jesli|gdy|kiedy) (?:inspektor|audytor|kontroler)\w* (?:poprosi|prosi|zażąda|zazada)\w* o\b[^.;]{0,120}\b(?:zmieni|zmień|zmien|popraw|usu[ńn]|wykreśl|przerób|sfałszuj)\w*"
     # a step skipped and its skipping kept out of the log ("不要在系统日志中记录跳过操作")
     # (not what a log must never hold: "不要在日志中记录密码")
     r"|不要在[^。，,]{0,10}(?:日志|记录)[中里内]?(?:记录|留下|登记)[^。，,]{0,4}(?:操作|步骤|此事|这件事|这次|更改|变更)"

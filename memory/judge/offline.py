@@ -803,6 +803,8 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
                     sc == {-1} and _one_prohibition(cand, k_c, sent_c, sent_n)
                 ):
                     continue
+                if _negated_bound(new, lem, sn) or _negated_bound(cand, lem, sc):
+                    continue  # "must not be loaded beyond 1,100 lb": a maximum load
                 if len(sn) == 1 and len(sc) == 1 and sn != sc and len(shared) > 1:
                     said_n = "not " if -1 in sn else ""
                     said_c = "not " if -1 in sc else ""
@@ -810,6 +812,19 @@ def _polarity_conflicts(new: Statement, cand: Statement) -> list[str]:
                     if conflict not in out:
                         out.append(conflict)
     return out
+
+
+_PAST_A_BOUND = r"(?:beyond|above|over|more than|past|in excess of|below|under|less than)"
+
+
+def _negated_bound(st: Statement, lemma: str, signs: set[int]) -> bool:
+    """The word is negated only as the verb of a bound ("must not be *loaded*
+    beyond 1,100 lb", "never *heated* above 60 °C"): a limit, no prohibition."""
+    if signs != {-1}:
+        return False
+    said = re.escape(st.say(lemma))
+    bound = rf"\b{said}\s+(?:to |at )?{_PAST_A_BOUND}\s+(?:about |around |roughly )?\d"
+    return bool(re.search(bound, st.text))
 
 
 def _one_prohibition(

@@ -369,6 +369,12 @@ _SPACED_THOUSANDS = re.compile(
 )
 
 
+_ADDRESS = re.compile(
+    r"\b(\d{1,5}[A-Za-z]?) ((?:[A-Z][a-z]+ ){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Way|Drive"
+    r"|Close|Place|Square|Boulevard|Court|Crescent|Terrace|Gardens|Row|Hill|Parade))\b"
+)
+
+
 def _other_notations(text: str) -> str:
     """Numbers as other languages write them, in the notation the English
     rewrites below read: CJK units after a number, the wave dash of a range,
@@ -589,6 +595,9 @@ def normalise_values(text: str) -> str:
     t = re.sub(
         r"\b(?:a|one) (?:full|whole|complete) (day|week|month|year|hour)\b", r"1 \1", t, flags=re.I
     )
+    # a house number names the house: "12 Elm Street" is "Elm Street 12" (a
+    # number after its noun names one of them, as "bay 12" does)
+    t = _ADDRESS.sub(lambda m: f"{m.group(2)} {m.group(1)}", t)
     # "the three-quarter-hour mark": 45 minutes
     t = re.sub(r"\bthree[- ]quarters?[- ](?:of an )?hour\b", "45 minutes", t, flags=re.I)
     t = re.sub(r"\b(?:a|one)[- ]quarter[- ]hour\b", "15 minutes", t, flags=re.I)

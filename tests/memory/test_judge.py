@@ -498,6 +498,11 @@ def test_a_range_of_hours_shares_its_am_or_pm(text: str, hours: list[int]) -> No
         # inches written "in." at a clause's end; US proof; "an hour and a half of"
         ("Cut the fairways at 0.5 in.", "Cut the fairways at 12.7 mm."),
         ("Bottle the gin at 80 proof.", "Bottle the gin at 40 % ABV."),
+        # a negated verb of a bound is a limit ("must not be loaded beyond …")
+        (
+            "A dryer basket must not be loaded beyond about 220 lb.",
+            "Maximum load per dryer basket is 100 kg.",
+        ),
         (
             "Pour the slab within an hour and a half of batching.",
             "Pour the slab within 90 minutes of batching.",
@@ -799,6 +804,11 @@ def test_before_and_after_phrasings_of_one_order_are_a_duplicate() -> None:
         (
             "Bay 4 racking: forklifts may lift pallets to 6 m.",
             "Bay 14 racking: forklifts may lift pallets to 8 m.",
+        ),
+        # a house number names the house
+        (
+            "The boiler at 14 Oak Road is serviced every May.",
+            "The boiler at 41 Oak Road is serviced every November.",
         ),
     ],
 )
