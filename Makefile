@@ -53,11 +53,13 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy .
 
-# Four pytest-xdist workers, whole files to each: every worker starts its own
+# Three pytest-xdist workers, whole files to each: every worker starts its own
 # embedded PostgreSQL and Redis (tests/embedded_stack.py), so they share
 # nothing but the CPU, and much of the suite waits on processes it started
-# (on two cores, two workers kept the CPU busy 65 % of the time).
-TEST_WORKERS ?= 4
+# (on two cores, two workers kept the CPU busy 65 % of the time; four, with
+# golden 4,000 and 2,019 attacks, contended for it: clean clones of c46ac74,
+# four workers 15 min 15 s (pytest 759 s), three 14 min 43 s (pytest 725 s)).
+TEST_WORKERS ?= 3
 
 pytest: install-dev browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
