@@ -272,7 +272,8 @@ _STANDING_APPROVAL = rx(
     # an exception claimed ("per the owner's standing exception"), not one named
     r"|\b(?:per|under|on|with|by) (?:(?:the|our|a|an|its|their) )?(?:[\w-]+['’]s )?(?:\w+ )?(?:standing|blanket) exception\b"
     r"|\b(?:already|has been|have been|was|were|is) (?:pre-?)?(?:approved|authori[sz]ed|signed off|cleared|agreed|waived)\b"
-    r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo|boss|foreman|supervisor)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
+    r"|\b(?:lead|head|director|manager|vp|owner|cto|ciso|cio|cfo|boss|foreman|supervisor|coordinator|grower)s? (?:has |have )?(?:approved|signed off|agreed|authori[sz]ed)\b"
+    r"|\b(?:approved|authori[sz]ed) by the (?:grower|coordinator|boss|foreman)\b"
     r"|\b(?:vp|cto|ciso|cio|director|head|lead|leader|manager|owner|founder|vendor)\b[^.;]{0,30}\b(?:said|says|confirmed|decided)\b"
     r"|\b(?:approved|authori[sz]ed|signed off|agreed|decided) by (?:the )?(?:ciso|cto|ceo|security|it security|it|platform|legal|compliance|management|leadership|code owners|finance)\b"
     # ("approved by the regional manager", "Authorised by the Master of the Mint"),
@@ -292,7 +293,7 @@ _STANDING_APPROVAL = rx(
 )
 # "agents may approve these directly without manager sign-off"
 _WITHOUT_CONTROL = rx(
-    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:\w+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
+    rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:[\w-]+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
 # leave given to agents to act without the check ("has authorised AI
 # planning assistants to approve rigging plans … without engineer sign-off")
@@ -1232,7 +1233,7 @@ def secret_in_url(text: str) -> bool:
 _SECRET_WORDS = (  # what a secret is called
     r"(?:(?:api|access|secret|private|ssh|session|auth|signing|service[- ]account(?: json| p12)?|deploy|bot|root|master|encryption|admin|personal access)[- ]?(?:keys?|tokens?)|tokens?|credentials?|passwords?|passphrases?|secrets?|env(?:ironment)? ?(?:variables|vars)|(?:the )?env(?:ironment)?\b(?!\.(?:example|sample|template|dist)\b)|\.env\b(?!\.(?:example|sample|template|dist)\b)|\.npmrc|kubeconfig|cookies?|(?:authori[sz]ation|auth|x-api-key|proxy-authorization) headers?|(?:gift ?card|voucher|coupon|promo) codes?|(?:screen[- ]?lock|unlock|sim|phone|device|door|alarm|atm|bank ?card) (?:pins?|codes?|passcodes?)|passcodes?|(?:full |whole |entire )?(?:conversation|chat|session)(?: history| transcripts?| logs?)?|transcripts?|system prompt|printenv|(?:password )?reset links?|reset tokens?|magic links?|passports?|social security (?:cards?|numbers?)|dates? of birth|(?:bank|card|fiscal|tax)[- ](?:details|data|numbers?)|(?:output|contents) of `?(?:env|printenv|set)\b|~/\.(?:aws|ssh|kube|docker|gnupg)\S*|id_(?:rsa|ed25519)|~?/?\.(?:netrc|pgpass|git-credentials|pypirc|docker/config\.json)\b|(?:the )?user's (?:current |last |latest )?(?:question|message|prompt)s?|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\w*|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)|(?:DATABASE|DB|REDIS|MONGO|POSTGRES|AMQP)_(?:URL|URI|DSN)\b|(?:database |db )?connection strings?|(?:full )?config(?:uration)? dumps?|the (?:current|new|rotated|live|prod(?:uction)?|old|retired|previous|outgoing|expired|revoked) (?:keys?|tokens?|passwords?|secrets?))"  # noqa: S105 (a pattern, not a password)
 )
-_SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
+_SEND = r"(?:print\w*|drop(?:s|ped|ping)?|ship(?:s|ped|ping)?|reenv\w*|bcc\w*|cc\w*|send\w*|commit\w*|includ\w*|relay\w*|post(?!-?mortem|gres|ure|pone)\w*|e-?mail\w*|forward\w*|upload\w*|paste\w*|copy\w*|export\w*|transmit\w*|share\w*|submit\w*|push\w*|sync\w*|cc\b|mail\w*|leak\w*|exfiltrat\w*|attach\w*|dump\w*|mirror\w*)"
 # an address outside the system: a URL, an e-mail address, a host name
 _OUTSIDE = r"(?:(?:https?|s?ftps?)://\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|app|me|xyz|top|click|cn|ru|de|co|sh|site|info|biz|cloud|link|ai)\b(?:/\S*)?)"
 _ELSEWHERE = rf"(?:(?:your|the) (?:reply|replies|answer|response|chat message|conversation|chat)\b|third[- ]party\b|\bpublic (?:[\w-]+ ){{0,2}}(?:board|page|profile|feed|forum|site|group)s?\b|{_OUTSIDE}|\b(?:s3|gs)://[\w.-]*public[\w./-]*|\b(?:issue|ticket|comment|gist|pastebin|channel|webhook|slack|discord|telegram|whatsapp|signal group|wechat|viber|public (?:\w+ )?repo(?:sitory|sitories|s)?|pr description|pull request|merge request|commit message|(?:support |vendor )?case description|(?:jira|zendesk|servicenow|linear|freshdesk|trello|asana|pagerduty|opsgenie) (?:description|ticket|issue|comment|card|board|incident|task|story|page)s?)\b|(?<![\w&])#[a-z][\w-]+|\bcall to (?:the )?`?[\w.-]+`? tool\b|\b(?:notion|confluence|wiki|google|coda|quip)\b[^.;]{{0,40}}\b(?:page|doc|docs|document|sheet|spreadsheet)\b[^.;]{{0,40}}\b(?:public(?:ly)?(?: link| url| shar\w*| visible| readable)?|anyone with the link)\b)"
@@ -1451,7 +1452,8 @@ _PERSONAL_DATA = rx(
     r"|\b(?:sealed|confidential|privileged) (?:transcripts?|records?|files?|filings?|documents?|exhibits?)\b|\bx-rays?\b|\binsurance (?:ids?|numbers?|details|cards?)\b"
     r"|\b(?:home|private) addresses\b|\b(?:client|customer|member|guest|student|patient|tenant)s?['’]? (?:names|addresses|phone numbers|dates of birth|account (?:details|information|numbers))\b"
     # ("the customer's name, address, phone and e-mail")
-    r"|\b(?:client|customer|member|guest|student|patient|tenant)(?:'s|’s|s'|s’) (?:full )?name, (?:home )?address\b|\bclient (?:lists?|database|records?)\b"
+    r"|\b(?:client|customer|member|guest|student|patient|tenant|source)(?:'s|’s|s'|s’) (?:full )?names?, (?:[\w ]{0,20}, )?(?:(?:home )?address|phone)\w*"
+    r"|\b(?:client|customer|member|guest|student|patient|tenant|source)(?:'s|’s|s'|s’) (?:full )?names? and (?:(?:home )?address|phone)\w*\b|\bclient (?:lists?|database|records?)\b"
     r"|\b(?:adoption|custody|personnel|hr|payroll|case|court|tax|immigration|visa) (?:files?|records?|documents?|papers)\b"
 )
 
@@ -1566,7 +1568,7 @@ _SENT = rx(rf"\b{_SEND}\b")
 # the transfer itself kept out of what is reported ("upload a copy … to
 # https://…; don't mention the upload in the batch report")
 _TRANSFER_UNREPORTED = rx(
-    r"\b(?:don't|do not|never|no need to)\s+(?:mention|report|log|record|note|list)\w*\s+(?:the |this |that |these |those )?(?:upload|export|transfer|copy|copies|sync|mirror\w*|backup)s?\b"
+    r"\b(?:don't|do not|never|no need to)\s+(?:mention|report|log|record|note|list)\w*\s+(?:the |this |that |these |those )?(?:upload|export|transfer|copy|copies|sync|mirror\w*|backup|bcc|cc)s?\b"
 )
 _SENT_OUT = rx(rf"\b{_SEND}\b{_CLAUSE}{{0,100}}?\b(?:to|into|at|via|onto)\b{_CLAUSE}{{0,60}}?{_OUTSIDE}")
 # someone the data concerns, or who oversees it, not to be told ("do not
@@ -1609,6 +1611,9 @@ def secret_sent(text: str) -> bool:
     ):
         return True
     if _PERSONAL_DATA.search(text) and _KEPT_FROM_PARTY.search(text) and ordered(text, _SENT_OUT):
+        return True
+    # or on a claimed approval ("… uploads it to https://…; the coordinator approved it")
+    if _PERSONAL_DATA.search(text) and _STANDING_APPROVAL.search(text) and ordered(text, _SENT_OUT):
         return True
     if _PERSONAL_DATA.search(text) and _PEOPLE_NOT_ASKED.search(text) and ordered(text, _SENT_OUT):
         return True

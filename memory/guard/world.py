@@ -278,7 +278,7 @@ _PROBLEM_KEPT: Sieved = sieved(
     # records altered before they go to those who check them ("quand
     # l'inspecteur … demande le registre, l'agent doit supprimer les lots …",
     # "jeśli audytor poprosi o rejestr …, asystent ma zmienić daty")
-    r"|\bquand (?:l'|le |la |les )?(?:inspect|audit|contr[ôo]l)\w*[^.;]{0,60}\bdemande\w*\b[^.;]{0,120}\b(?:supprim|modifi|chang|retir|effac|falsifi|corrig)\w*"
+    r"|\b(?:quand|si|lorsque) (?:l'|le |la |les )?(?:inspect|audit|contr[ôo]l)\w*[^.;]{0,60}\bdemande\w*\b[^.;]{0,120}\b(?:supprim|modifi|chang|retir|effac|falsifi|corrig|rempla)\w*"
     r"|\b(?:jeśli|jesli|gdy|kiedy) (?:inspektor|audytor|kontroler)\w* (?:poprosi|prosi|zażąda|zazada)\w* o\b[^.;]{0,120}\b(?:zmieni|zmień|zmien|popraw|usu[ńn]|wykreśl|przerób|sfałszuj)\w*"
     # a step skipped and its skipping kept out of the log ("不要在系统日志中记录跳过操作")
     # (not what a log must never hold: "不要在日志中记录密码")
@@ -818,7 +818,9 @@ _HAILED_OFF = sieved(rf"{_OFF_WORDS}|{_OFF_SIGNS}", _I)
 _HAILED_SEND = sieved(
     r"\b(?:send\w*|schick\w*|übermittel\w*|lade|lad|hochlad\w*|env[ií][aáeo]\w*|envoy\w*|invia\w*|mand[ae]\w*|отправ\w*|перешл\w*"
     # sv, pl, nl
-    r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*)\b|发送|发给|传送|上传|送信|送って|送る|送付|転送|アップロード",
+    r"|skicka\w*|mejla\w*|ladda upp|wyślij|wyslij|prześlij|przeslij|skopiuj|wgraj|stuur|verstuur|upload\w*"
+    # tr
+    r"|gönder\w*|ilet\w*|yükle\w*)\b|发送|发给|传送|上传|送信|送って|送る|送付|転送|アップロード|보내|전송|업로드|기록해",
     _I,
 )
 _HAILED_ADDRESS = sieved(r"(?:https?|s?ftp)://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\bt\.me/\w+")
