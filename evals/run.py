@@ -88,12 +88,19 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
     }
     reports = [_sample_note(len(cases), len(golden), "golden cases")]
     reports[0] += judge_report.format_report(classification)
-    if whole:
-        recall = timed("retrieval", retrieval.run)
-        metrics["retrieval"] = recall.metrics()
-        reports.append(retrieval.format_report(recall))
-    else:
-        reports.append(f"retrieval: {NOT_IN_A_SAMPLE}")
+
+    def whole_only(
+        name: str, group: str, part: Callable[[], Any], report: Callable[[Any], str]
+    ) -> None:
+        """A part no judge reads, measured by the whole tier only."""
+        if not whole:
+            reports.append(f"{name}: {NOT_IN_A_SAMPLE}")
+            return
+        found = timed(name, part)
+        metrics[group] = found.metrics()
+        reports.append(report(found))
+
+    whole_only("retrieval", "retrieval", retrieval.run, retrieval.format_report)
     stories = longmem.load()
     every_history = len(stories["histories"])
     if not whole:
@@ -105,12 +112,7 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
         _sample_note(len(stories["histories"]), every_history, "histories")
         + longmem.format_report(histories)
     )
-    if whole:
-        screen = timed("red team", redteam.evaluate)
-        metrics["redteam"] = screen.metrics()
-        reports.append(redteam.format_report(screen))
-    else:
-        reports.append(f"red team: {NOT_IN_A_SAMPLE}")
+    whole_only("red team", "redteam", redteam.evaluate, redteam.format_report)
     # where the tier's time goes (make test runs it: its time is a standard)
     reports.append("took: " + ", ".join(f"{name} {sec:.0f} s" for name, sec in took.items()))
     return EvalResult(
