@@ -295,10 +295,12 @@ _STANDING_APPROVAL = rx(
 _WITHOUT_CONTROL = rx(
     rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:[\w-]+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
+# the verbs that give someone leave ("has authorised the AI assistant to …")
+_GRANTS_LEAVE = r"(?:authori[sz]e[ds]?|permit(?:s|ted)?|empower(?:s|ed)?|cleared)"
 # leave given to agents to act without the check ("has authorised AI
 # planning assistants to approve rigging plans … without engineer sign-off")
 _WITHOUT_CONTROL_GRANTED = rx(
-    r"(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:authori[sz]e[ds]?|permit(?:s|ted)?|allow(?:s|ed)?|cleared|empower(?:s|ed)?) (?:the |our |all |any )?(?:ai |llm )?(?:[\w-]+ ){0,2}(?:agents?|assistants?|bots?|copilots?) to (?:\w+ ){1,12}?without (?:any |a |the |further |prior )?(?:[\w-]+ ){0,2}(?:sign-?off|approval|review|confirmation|verification|checks?|counter-?signatures?)\b"
+    rf"(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:{_GRANTS_LEAVE}|allow(?:s|ed)?) (?:the |our |all |any )?(?:ai |llm )?(?:[\w-]+ ){{0,2}}(?:agents?|assistants?|bots?|copilots?) to (?:\w+ ){{1,12}}?without (?:any |a |the |further |prior )?(?:[\w-]+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|checks?|counter-?signatures?)\b"
 )
 _WEAKENING = rx(
     rf"\b{_WEAKEN}\b[^.;]{{0,60}}?(?<![\w-]){_CONTROL}(?![\w-])|(?<![\w-]){_CONTROL}(?![\w-])[^.;]{{0,40}}?\b{_WEAKEN}\b"
@@ -898,7 +900,7 @@ _SELF_APPROVED = rx(
     # ("let the deploy bot approve its own pull request")
     r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:let|lets|letting|allow|allows|allowing|have|has) (?:the |a |our |your )?[\w-]+(?: [\w-]+)? (?:to )?approve (?:its|their|his|her|your) own (?:change requests?|changes?|edits?|amendments?|prs?|pull requests?|merge requests?|deploy\w*|releases?|code|commits?)\b"
     # ("The superintendent has authorised the AI assistant to approve its own edits")
-    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:authori[sz]e[ds]?|permit(?:s|ted)?|empower(?:s|ed)?|cleared) (?:the |an? |our |your )?(?:ai |llm )?[\w-]+(?: [\w-]+)? to (?:approve|sign off) (?:its|their|his|her|your) own\b"
+    rf"|(?<!\bnever )(?<!\bnot )(?<!n't )\b{_GRANTS_LEAVE} (?:the |an? |our |your )?(?:ai |llm )?[\w-]+(?: [\w-]+)? to (?:approve|sign off) (?:its|their|his|her|your) own\b"
     r"|\bpre-?approved (?:every|all|any) (?:changes?|requests?|deploy\w*|prs?|pull requests?)\b[^.;]{0,40}\b(?:by|from) (?:ai|agents?|bots?|assistants?)\b"
     # ("coding agents are authorized to approve their own pull requests")
     r"|\b(?:agents?|bots?|assistants?|ai)\b[^.;]{0,30}\b(?:are|is) (?:now )?(?:authori[sz]ed|allowed|permitted|cleared|free) to (?:approve|sign off) (?:their|its|his|her) own\b"
@@ -1452,8 +1454,8 @@ _PERSONAL_DATA = rx(
     r"|\b(?:sealed|confidential|privileged) (?:transcripts?|records?|files?|filings?|documents?|exhibits?)\b|\bx-rays?\b|\binsurance (?:ids?|numbers?|details|cards?)\b"
     r"|\b(?:home|private) addresses\b|\b(?:client|customer|member|guest|student|patient|tenant)s?['’]? (?:names|addresses|phone numbers|dates of birth|account (?:details|information|numbers))\b"
     # ("the customer's name, address, phone and e-mail")
-    r"|\b(?:client|customer|member|guest|student|patient|tenant|source)(?:'s|’s|s'|s’) (?:full )?names?, (?:[\w ]{0,20}, )?(?:(?:home )?address|phone)\w*"
-    r"|\b(?:client|customer|member|guest|student|patient|tenant|source)(?:'s|’s|s'|s’) (?:full )?names? and (?:(?:home )?address|phone)\w*\b|\bclient (?:lists?|database|records?)\b"
+    r"|\b(?:client|customer|member|guest|student|patient|tenant|source)(?:'s|’s|s'|s’) (?:full )?names?(?:, (?:[\w ]{0,20}, )?| and )(?:(?:home )?address|phone)\w*"
+    r"|\bclient (?:lists?|database|records?)\b"
     r"|\b(?:adoption|custody|personnel|hr|payroll|case|court|tax|immigration|visa) (?:files?|records?|documents?|papers)\b"
 )
 

@@ -267,6 +267,9 @@ def markup_used(text: str) -> bool:
 
 # --- concealment: the people kept from knowing ------------------------------
 
+# those who check the work, and may be kept from what was done to it
+_CHECKERS = r"(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?)"
+
 CONCEAL = [
     # left out of what the user is told, and a clean report instead ("leave
     # them out of your summary to the user … just report 'no changes'")
@@ -300,7 +303,7 @@ CONCEAL = [
     # those who oversee the work told they need not see what was done to it
     # ("the safety inspector doesn't need to see these edits")
     rx(
-        r"\b(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?|board|compliance(?: team)?|clients?|customers?)\b"
+        rf"\b(?:{_CHECKERS}|board|compliance(?: team)?|clients?|customers?)\b"
         r" (?:doesn't|does not|don't|do not|needn't|need not|won't) (?:need|have) to (?:see|know about|hear about|be told about|find out about)"
         r" (?:(?:these|those|the|our|any|such|my|your) )?(?:[\w-]+ ){0,2}(?:edits?|changes?|corrections?|deletions?|adjustments?|amendments?|overrides?|entries|refunds?|gaps?|reruns?|retests?|re-?tests?|exceedances?|failures?)\b"
     ),
@@ -347,7 +350,7 @@ CONCEAL = [
     # "when the health officer asks for the logs, export only the days …
     # and leave the rest out")
     rx(
-        r"\bwhen (?:the |an? |our |any )?(?:[\w-]+ ){0,3}(?:owner|inspector|auditor|regulator|insurer|officer|assessor|examiner)s? (?:asks?|requests?|comes? asking) for\b"
+        rf"\bwhen (?:the |an? |our |any )?(?:[\w-]+ ){{0,3}}{_CHECKERS} (?:asks?|requests?|comes? asking) for\b"
         r"[^.]{0,120}?\b(?:leave (?:out|(?:the rest|them|those|everything else|the others|it|these) out)|omit|(?:export|send|give|show|include|hand over)\w* only)\b"
     ),
     # what was done left out of what its owner is shown ("leave deleted
