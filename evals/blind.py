@@ -164,9 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             batch=args.batch, classification=args.classification, redteam_path=args.redteam
         )
         print(f"adopted {n_cls} classification and {n_red} red-team cases as {args.batch}")
-        from evals import vectors
+        from evals import readings, vectors
 
         print(f"stored the vectors of {vectors.update()} new texts (evals/vectors)")
+        print(f"stored the readings of {readings.update()} new pairs (evals/readings)")
     return 0
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evals import judge_report, longmem, redteam, retrieval
+from evals import judge_report, longmem, readings, redteam, retrieval
 
 BASELINE_PATH = Path(__file__).resolve().parent / "baseline.json"
 T = TypeVar("T")
@@ -76,9 +76,13 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
         "embedding the golden cases",
         lambda: judge_report.compute_similarities(judge_report.load_encoder(), cases),
     )
-    classification = timed(
-        "classification", lambda: judge_report.evaluate(judge, cases, similarities)
-    )
+
+    def classify() -> judge_report.Report:
+        # the pair reader's readings of the golden set are stored (evals/readings.py)
+        with readings.stored():
+            return judge_report.evaluate(judge, cases, similarities)
+
+    classification = timed("classification", classify)
     whole = len(cases) == len(golden)
     metrics: dict[str, dict[str, float]] = {
         "classification": {

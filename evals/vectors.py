@@ -27,10 +27,9 @@ text and nothing else:
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,63 +52,136 @@ def digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()[:DIGEST]
 
 
-@functools.cache
-def _stored() -> tuple[dict[bytes, int], Any]:
-    """Every shard's digests (digest → row) and vectors, as one array."""
-    index: dict[bytes, int] = {}
-    blocks: list[Any] = []
-    rows = 0
-    for shard in sorted(STORE.glob("*.npz")):
-        with np.load(shard) as data:
-            keys, vectors = data["digests"], data["vectors"]
-        if vectors.shape[1:] != (DIMENSIONS,) or keys.shape != (len(vectors), DIGEST):
-            raise ValueError(f"{shard.name}: not {DIMENSIONS}-dimensional vectors with digests")
-        for row, key in enumerate(keys):
-            index.setdefault(key.tobytes(), rows + row)
-        blocks.append(vectors.astype(np.float32, copy=False))
-        rows += len(vectors)
-    matrix = np.concatenate(blocks) if blocks else np.empty((0, DIMENSIONS), np.float32)
-    return index, matrix
+class Store:
+    """Rows of ``width`` numbers (``dtype``) a model gives texts, by each
+    text's digest, in shards of a folder that are only ever added
+    (``NNN.npz``). Read
+    only where a sample of them agrees with the model as it runs within
+    ``tolerance``; ``what`` names them in logs."""
+
+    def __init__(
+        self, folder: Path, *, width: int, tolerance: float, what: str, dtype: Any = np.float32
+    ) -> None:
+        self.folder = folder
+        self.dtype = dtype
+        self.width = width
+        self.tolerance = tolerance
+        self.what = what
+        self._held: tuple[dict[bytes, int], Any] | None = None
+
+    def forget(self) -> None:
+        """Read the shards again at the next use."""
+        self._held = None
+
+    def held(self) -> tuple[dict[bytes, int], Any]:
+        """Every shard's digests (digest → row) and rows, as one array."""
+        if self._held is None:
+            index: dict[bytes, int] = {}
+            blocks: list[Any] = []
+            rows = 0
+            for shard in sorted(self.folder.glob("*.npz")):
+                with np.load(shard) as data:
+                    keys, values = data["digests"], data["vectors"]
+                if values.shape[1:] != (self.width,) or keys.shape != (len(values), DIGEST):
+                    raise ValueError(f"{shard}: not rows of {self.width} with digests")
+                for row, key in enumerate(keys):
+                    index.setdefault(key.tobytes(), rows + row)
+                blocks.append(values.astype(self.dtype, copy=False))
+                rows += len(values)
+            empty = np.empty((0, self.width), self.dtype)
+            self._held = index, np.concatenate(blocks) if blocks else empty
+        return self._held
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The texts the store lacks, each once."""
+        index = self.held()[0]
+        return [t for t in dict.fromkeys(texts) if digest(t) not in index]
+
+    def add(self, texts: Sequence[str], values: Any) -> int:
+        """``values`` (a row per text) as a new shard, for the texts the
+        store lacks. Returns how many."""
+        index = self.held()[0]
+        rows = {t: v for t, v in zip(texts, values, strict=True) if digest(t) not in index}
+        if not rows:
+            return 0
+        self.folder.mkdir(parents=True, exist_ok=True)
+        number = 1 + max((int(p.stem) for p in self.folder.glob("*.npz")), default=0)
+        # bytes as a (n, 16) array: numpy's "S16" would drop a digest's trailing zero bytes
+        keys = np.frombuffer(b"".join(map(digest, rows)), dtype=np.uint8).reshape(-1, DIGEST)
+        matrix = np.asarray(list(rows.values()), dtype=self.dtype).reshape(-1, self.width)
+        np.savez(self.folder / f"{number:03d}.npz", digests=keys, vectors=matrix)
+        self.forget()
+        return len(rows)
+
+    def worst(self, compute: Any, chosen: list[str]) -> float:
+        """The largest difference between ``chosen``'s stored rows and the
+        model's (``compute``, a function of a list of texts)."""
+        index, matrix = self.held()
+        live = np.asarray(compute(chosen), dtype=self.dtype)
+        return float(np.abs(live - matrix[[index[digest(t)] for t in chosen]]).max())
+
+    def agrees(self, compute: Any, held: Sequence[str]) -> bool:
+        """Whether a sample of ``held`` (texts the store holds) is stored as
+        ``compute`` gives it now; logged either way."""
+        chosen = sample(sorted(held))
+        worst = self.worst(compute, chosen)
+        if worst > self.tolerance:
+            log.warning(
+                "the stored %s differ from the model's by %.2g on a sample of %d (more than "
+                "%.0g): computing every one instead; store them again after a change of model "
+                "or runtime", self.what, worst, len(chosen), self.tolerance,
+            )  # fmt: skip
+            return False
+        log.info("stored %s: a sample of %d agrees within %.2g", self.what, len(chosen), worst)
+        return True
+
+    def values(self, compute: Any, texts: Sequence[str]) -> Any:
+        """``texts``' rows (an array, in order): from the store where it
+        holds them and agrees with ``compute`` on a sample of them; the rest
+        from ``compute``."""
+        texts = list(texts)
+        index = self.held()[0]
+        held = [t for t in dict.fromkeys(texts) if digest(t) in index]
+        if held and not self.agrees(compute, held):
+            return np.asarray(compute(texts), dtype=self.dtype).reshape(-1, self.width)
+        return self.read(compute, texts)
+
+    def read(self, compute: Any, texts: Sequence[str]) -> Any:
+        """``texts``' rows from the store where it holds them (trusted: a
+        sample was checked before), the rest from ``compute``."""
+        texts = list(texts)
+        index, matrix = self.held()
+        rows = [index.get(digest(t), -1) for t in texts]
+        out: Any = np.empty((len(texts), self.width), self.dtype)
+        known = [i for i, r in enumerate(rows) if r >= 0]
+        out[known] = matrix[[rows[i] for i in known]]
+        fresh = [i for i, r in enumerate(rows) if r < 0]
+        if fresh:
+            out[fresh] = np.asarray(compute([texts[i] for i in fresh]), dtype=self.dtype)
+        return out
+
+
+EMBEDDINGS = Store(STORE, width=DIMENSIONS, tolerance=TOLERANCE, what="evaluation vectors")
 
 
 def usable() -> bool:
     """Whether stored vectors may stand for the configured model's."""
     from django.conf import settings
 
-    return not settings.TRIBUTARY_EMBEDDING_MODEL and bool(_stored()[0])
-
-
-def missing(texts: Sequence[str]) -> list[str]:
-    """The texts the store lacks, each once."""
-    index = _stored()[0]
-    return [t for t in dict.fromkeys(texts) if digest(t) not in index]
+    return not settings.TRIBUTARY_EMBEDDING_MODEL and bool(EMBEDDINGS.held()[0])
 
 
 def encoded(encode: Any, texts: Sequence[str]) -> Any:
     """``texts``' vectors (an array, in order): from the store where it holds
     them and agrees with ``encode`` (the model as it runs, a function of a
     list of texts) on a sample of them; the rest from ``encode``."""
-    texts = list(texts)
-    if not texts:
-        return np.empty((0, DIMENSIONS), np.float32)
     if not usable():
-        return np.asarray(encode(texts), dtype=np.float32)
-    index, matrix = _stored()
-    rows = [index.get(digest(t), -1) for t in texts]
-    held = sorted({t for t, r in zip(texts, rows, strict=True) if r >= 0})
-    if held and not _agrees(encode, held):
-        return np.asarray(encode(texts), dtype=np.float32)
-    out: Any = np.empty((len(texts), DIMENSIONS), np.float32)
-    known = [i for i, r in enumerate(rows) if r >= 0]
-    out[known] = matrix[[rows[i] for i in known]]
-    fresh = [i for i, r in enumerate(rows) if r < 0]
-    if fresh:
-        out[fresh] = np.asarray(encode([texts[i] for i in fresh]), dtype=np.float32)
-    return out
+        return np.asarray(encode(list(texts)), dtype=np.float32).reshape(-1, DIMENSIONS)
+    return EMBEDDINGS.values(encode, texts)
 
 
 def sample(texts: Sequence[str]) -> list[str]:
-    """What is re-embedded before ``texts``' stored vectors are used: the
+    """What is re-computed before stored rows of ``texts`` are used: the
     longest ``SAMPLE // 2``, then an even spread of the rest (``texts``
     sorted: the same sample every run)."""
     longest = sorted(texts, key=lambda t: (-len(t), t))[: SAMPLE // 2]
@@ -117,28 +189,6 @@ def sample(texts: Sequence[str]) -> list[str]:
     rest = [t for t in texts if t not in chosen]
     step = max(1, len(rest) // max(1, SAMPLE - len(longest)))
     return longest + rest[::step][: SAMPLE - len(longest)]
-
-
-def _worst(encode: Any, chosen: list[str]) -> float:
-    """The largest difference between ``chosen``'s stored vectors and the
-    model's (``encode``)."""
-    index, matrix = _stored()
-    live = np.asarray(encode(chosen), dtype=np.float32)
-    return float(np.abs(live - matrix[[index[digest(t)] for t in chosen]]).max())
-
-
-def _agrees(encode: Any, held: list[str]) -> bool:
-    chosen = sample(held)
-    worst = _worst(encode, chosen)
-    if worst > TOLERANCE:
-        log.warning(
-            "the stored evaluation vectors differ from the model's by %.2g on a sample of %d "
-            "(more than %.0g): embedding every text instead; `python -m evals.vectors "
-            "--update` after a change of model or runtime", worst, len(chosen), TOLERANCE,
-        )  # fmt: skip
-        return False
-    log.info("stored evaluation vectors: a sample of %d agrees within %.2g", len(chosen), worst)
-    return True
 
 
 def set_texts() -> list[str]:
@@ -160,18 +210,10 @@ def update(texts: Sequence[str] | None = None) -> int:
     as a new shard. Returns how many."""
     from evals.judge_report import load_encoder
 
-    new = missing(set_texts() if texts is None else texts)
+    new = EMBEDDINGS.missing(set_texts() if texts is None else texts)
     if not new:
         return 0
-    encoder = load_encoder()
-    vectors = np.asarray(encoder.encode(new, normalize_embeddings=True), dtype=np.float32)
-    STORE.mkdir(exist_ok=True)
-    number = 1 + max((int(p.stem) for p in STORE.glob("*.npz")), default=0)
-    # bytes as a (n, 16) array: numpy's "S16" would drop a digest's trailing zero bytes
-    keys = np.frombuffer(b"".join(digest(t) for t in new), dtype=np.uint8).reshape(-1, DIGEST)
-    np.savez(STORE / f"{number:03d}.npz", digests=keys, vectors=vectors)
-    _stored.cache_clear()
-    return len(new)
+    return EMBEDDINGS.add(new, load_encoder().encode(new, normalize_embeddings=True))
 
 
 def check() -> float:
@@ -179,33 +221,45 @@ def check() -> float:
     of the sets' texts (raises if the store lacks them all)."""
     from evals.judge_report import load_encoder
 
-    index = _stored()[0]
+    index = EMBEDDINGS.held()[0]
     held = sorted(t for t in set_texts() if digest(t) in index)
     if not held:
         raise SystemExit("the store holds none of the sets' texts: --update")
     encoder = load_encoder()
-    return _worst(lambda texts: encoder.encode(texts, normalize_embeddings=True), sample(held))
+    return EMBEDDINGS.worst(
+        lambda texts: encoder.encode(texts, normalize_embeddings=True), sample(held)
+    )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def command(
+    argv: Sequence[str] | None, doc: str | None, store: Callable[[], Store], update: Any, check: Any
+) -> int:
+    """A store's command line: ``--update`` stores what it lacks (``update``
+    returns how many), ``--check`` compares a sample with the model
+    (``check`` returns the largest difference; non-zero exit past the
+    store's tolerance). ``store`` gives the store once Django is set up."""
     import os
 
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0] if doc else None)
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--update", action="store_true", help="store what the store lacks")
     group.add_argument("--check", action="store_true", help="compare a sample with the model")
     args = parser.parse_args(argv)
     if args.update:
-        print(f"stored {update()} more vectors in {STORE}")
-    else:
-        worst = check()
-        print(f"a sample of {SAMPLE}: largest difference {worst:.2g} (tolerance {TOLERANCE:g})")
-        return int(worst > TOLERANCE)
-    return 0
+        print(f"stored {update()} more {store().what} in {store().folder}")
+        return 0
+    worst = check()
+    tolerance = store().tolerance
+    print(f"a sample of {SAMPLE}: largest difference {worst:.2g} (tolerance {tolerance:g})")
+    return int(worst > tolerance)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return command(argv, __doc__, lambda: EMBEDDINGS, update, check)
 
 
 if __name__ == "__main__":

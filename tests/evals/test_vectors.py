@@ -4,7 +4,6 @@ where they are the model's, and covering every text of the sets."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +21,13 @@ def live(texts: list[str]) -> np.ndarray:
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setattr(vectors, "STORE", tmp_path / "vectors")
-    vectors._stored.cache_clear()
-    yield tmp_path / "vectors"
-    vectors._stored.cache_clear()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    empty = vectors.Store(
+        tmp_path / "vectors", width=vectors.DIMENSIONS, tolerance=vectors.TOLERANCE,
+        what="evaluation vectors",
+    )  # fmt: skip
+    monkeypatch.setattr(vectors, "EMBEDDINGS", empty)
+    return tmp_path / "vectors"
 
 
 class Counting:
@@ -41,7 +42,7 @@ class Counting:
 
 
 def test_the_store_holds_every_text_of_the_sets() -> None:
-    lacking = vectors.missing(vectors.set_texts())
+    lacking = vectors.EMBEDDINGS.missing(vectors.set_texts())
     assert lacking == [], f"{len(lacking)} texts lack vectors: python -m evals.vectors --update"
 
 
@@ -71,7 +72,7 @@ def test_a_store_that_disagrees_with_the_model_is_not_used(store, caplog):
     row = [k.tobytes() for k in keys].index(vectors.digest(longest))
     stored[row] = -stored[row]  # one stale vector among sixty
     np.savez(shard, digests=keys, vectors=stored)
-    vectors._stored.cache_clear()
+    vectors.EMBEDDINGS.forget()
     encode = Counting()
     with caplog.at_level(logging.WARNING, logger="evals.vectors"):
         got = vectors.encoded(encode, TEXTS)
