@@ -409,6 +409,27 @@ def condition_restated(new: str, cand: str) -> bool:
     )
 
 
+# a verb forbidden before its object ("never *let* it dry out", "do not
+# *stack* them") and the word that opens a sentence
+_FORBIDDEN_VERB = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't) ([a-z]+)"
+    r" (?:it|them|the|a|an|any|this|that|these|those|your|our)\b",
+    re.IGNORECASE,
+)
+_INSTRUCTION_VERB = re.compile(r"(?:^|[.!?]\s+)([A-Za-z]+) ")
+
+
+def told_and_forbidden(new: str, cand: str) -> bool:
+    """One lesson opens an instruction with a verb the other forbids: "Let
+    waterlogged wood air-dry on site" against "Keep it wet … and never let
+    it dry out" — whatever else they share, no restatement."""
+    return any(
+        {m.group(1).lower() for m in _FORBIDDEN_VERB.finditer(b)}
+        & {m.group(1).lower() for m in _INSTRUCTION_VERB.finditer(a)}
+        for a, b in ((new, cand), (cand, new))
+    )
+
+
 # A lesson scoped, first thing, to a named place ("At the *Shanghai*
 # warehouse, …", "*Shenzhen* warehouse: …", "In the Lyon office, …").
 _SITE_OPENER = re.compile(

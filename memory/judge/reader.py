@@ -121,10 +121,16 @@ def read(
     Given the ``target`` of a destructive verdict, only that candidate is
     read, if it is among them: the reader can then only withdraw it. A
     requirement and its "blocked until" form (``condition_restated``) are
-    never read as a contradiction: that reading counts as neither."""
+    never read as a contradiction: that reading counts as neither; nor is a
+    pair where one tells what the other forbids read as a restatement."""
     from itertools import islice
 
-    from memory.judge.offline import condition_restated, named_apart, scope_swapped
+    from memory.judge.offline import (
+        condition_restated,
+        named_apart,
+        scope_swapped,
+        told_and_forbidden,
+    )
     from memory.judge.statement import analyse_pair
 
     nearest = sorted(range(len(candidates)), key=lambda i: (-candidates[i].similarity, i))
@@ -147,6 +153,11 @@ def read(
             # a requirement and its "blocked until" form: a restatement or
             # two requirements, never a contradiction
             read[i] = np.asarray([float(p[0]) + float(p[2]), float(p[1]), 0.0])
+        elif told_and_forbidden(content, candidates[i].content):
+            # one lesson tells the reader to do what the other forbids ("Let
+            # waterlogged wood air-dry" against "never let it dry out"): a
+            # reversal perhaps, or two rules, never a restatement
+            read[i] = np.asarray([float(p[0]) + float(p[1]), 0.0, float(p[2])])
     return read
 
 

@@ -380,6 +380,9 @@ def _other_notations(text: str) -> str:
     rewrites below read: CJK units after a number, the wave dash of a range,
     ℃, a decimal comma, a range between two numbers."""
     t = text.replace("℃", "°C").replace("℉", "°F")
+    # an article elided before a number ("l'1 %", "dell'80 %", "d'1,5 m"): the
+    # number a word of its own (a digit before the apostrophe is feet: 5'10")
+    t = re.sub(r"(?<=[^\W\d_])['’](?=\d)", "' ", t)
     # thousands grouped by a space ("25 000 ciclos", "40 000 rubs")
     t = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), t)
     t = re.sub(r"(\d)\s*[〜～~]\s*(?=\d)", r"\1-", t)
@@ -410,12 +413,27 @@ _HYPHENED_WORD_UNIT = re.compile(
 # degrés", "a 20 grados"), and Swedish's half hour ("en halvtimme").
 _OTHER_DEGREES = re.compile(
     r"(?:\b(?:moins|menos|minus|meno)\s+)?\b(\d+(?:[.,]\d+)?)\s*"
-    r"(?:degrés|degres|grados|grad|gradi|graus|stopni|grader)(?:\s+(?:celsius|c))?\b",
+    r"(?:degrés|degres|grados|grad|gradi|graus|stopni|grader)(?:\s+(?:celsius|c))?\b"
+    r"(?!\s+baum[ée])",
     re.IGNORECASE,
 )
 _DEGREES_BETWEEN = re.compile(
     r"\b(\d+(?:\.\d+)?)\s+(e|y|et|und|i|en|och|a)\s+"
     r"(?:(?:i|los|les|die|de|o)\s+)?(\d+(?:\.\d+)?) °C"
+)
+# Degrees Baumé, a density scale ("25 grados Baumé", "25 °Bé"): no temperature
+_BAUME = re.compile(
+    r"\b(\d+(?:[.,]\d+)?)\s*(?:°\s?B[ée]\b|(?:(?:degrés|degres|grados|grad|gradi|graus"
+    r"|degrees?)\s+)?Baum[ée]\b)",
+    re.IGNORECASE,
+)
+# A time of day as German and Dutch write it ("um 7 Uhr", "07.00 uur", "van
+# 22.00 tot 07.00 uur"; a bare "7 uur" is also seven hours, so only after
+# "om", "van", "tot", "vanaf")
+_CLOCK_WITH_MINUTES = re.compile(r"\b(\d{1,2})[.:](\d{2})\s*(?:Uhr|uur)\b")
+_CLOCK_HOUR = re.compile(r"\b(\d{1,2})\s*Uhr\b|\b((?:om|van|tot|vanaf)\s+)(\d{1,2})\s*uur\b")
+_CLOCK_RANGE_START = re.compile(
+    r"\b(\d{1,2})\.(\d{2})(?=\s*(?:tot|bis|-|–)\s*\d{1,2}[.:]\d{2}\s*(?:Uhr|uur)\b)"
 )
 _HALF_HOUR = re.compile(
     r"\b(?:en\s+)?halvtimme\b|\b(?:une\s+)?demi-heure\b|\b(?:una\s+)?media\s+hora\b", re.IGNORECASE
@@ -425,12 +443,17 @@ _HALF_HOUR = re.compile(
 def _other_language_values(t: str) -> str:
     """Number words of French, Spanish, German, Italian or Portuguese, in
     the text's own language only (``text2num``: "trois jours" -> "3 jours";
-    its own threshold leaves "un", "ein", "una" alone), degrees in Celsius
-    and a half hour."""
+    its own threshold leaves "un", "ein", "una" alone), degrees in Celsius,
+    a half hour and German and Dutch clock times."""
     language = language_of(t)
     if language is not None:
         t = alpha2digit(t, language)
     t = _HALF_HOUR.sub("30 minutes", t)
+    t = _CLOCK_RANGE_START.sub(r"\1:\2", t)
+    t = _CLOCK_WITH_MINUTES.sub(r"\1:\2", t)
+    t = _CLOCK_HOUR.sub(
+        lambda m: f"{m.group(1)}:00" if m.group(1) else f"{m.group(2)}{m.group(3)}:00", t
+    )
 
     def degrees(m: re.Match[str]) -> str:
         sign = "-" if m.group().lower().startswith(("moins", "menos", "minus", "meno")) else ""
@@ -476,6 +499,7 @@ def normalise_values(text: str) -> str:
     t = alpha2digit(t, "en")
     if other_language(t):
         t = _other_language_values(t)
+    t = _BAUME.sub(lambda m: f"{m.group(1).replace(',', '.')} baume", t)
     t = _SPEED_IN_WORDS.sub(_speed, t)
     t = _ONE_UNIT.sub(r"\1 1 \2", t)
     t = re.sub(
@@ -595,6 +619,14 @@ def normalise_values(text: str) -> str:
     t = re.sub(
         r"\b(?:a|one) (?:full|whole|complete) (day|week|month|year|hour)\b", r"1 \1", t, flags=re.I
     )
+    # one of a length before what it measures ("as soon as the crust is an
+    # inch thick", "a foot above the grass", "a metre apart")
+    t = re.sub(
+        r"\b(?:a|an|one) (inch|foot|yard|metre|meter|centimet(?:re|er)|millimet(?:re|er))"
+        r"(?= (?:thick|deep|wide|long|high|tall|above|below|under|over|from|apart|away|off"
+        r"|of (?:snow|water|soil|clearance|gravel|sand|slack))\b)",
+        r"1 \1", t, flags=re.I,
+    )  # fmt: skip
     # a house number names the house: "12 Elm Street" is "Elm Street 12" (a
     # number after its noun names one of them, as "bay 12" does)
     t = _ADDRESS.sub(lambda m: f"{m.group(2)} {m.group(1)}", t)

@@ -550,6 +550,11 @@ def test_a_measure_in_other_units_or_words_is_the_same_value(content: str, other
             "New belts run in for a full week before use.",
             "New belts run in for three days before use.",
         ),
+        # one of a length before what it measures (blind-62)
+        (
+            "Harvest a crystallizer pan once its salt crust is 5 cm thick.",
+            "Harvest a crystallizer pan once its salt crust is an inch thick.",
+        ),
     ],
 )
 def test_a_measure_that_differs_after_conversion_contradicts(content: str, other: str) -> None:
@@ -576,6 +581,24 @@ def test_a_word_for_the_kind_of_statement_does_not_make_another_subject() -> Non
     ],
 )
 def test_parts_of_a_whole_are_read_as_a_share(text: str, written: str) -> None:
+    from memory.judge.text import normalise_values
+
+    assert normalise_values(text) == written
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        # degrees Baumé measure density, not temperature (blind-62)
+        ("cuando alcance 25 grados Baumé", "cuando alcance 25 baume"),
+        ("as soon as it hits 25 °Bé", "as soon as it hits 25 baume"),
+        # a bare "uur" is also hours: a clock time only after "om", "van", "tot"
+        ("de oven draait 7 uur", "de oven draait 7 uur"),
+    ],
+)
+def test_scales_and_clock_times_of_other_languages_are_read_as_written(
+    text: str, written: str
+) -> None:
     from memory.judge.text import normalise_values
 
     assert normalise_values(text) == written
@@ -1498,6 +1521,19 @@ def test_a_date_the_sentence_is_about_stays_a_value() -> None:
         ("Der Kühlraum wird zwischen 3 und 5 °C gehalten.",
          "Keep the freezer room at -18 °C.", "novel"),
         ("Le stock est compté chaque semaine.", "Count the stock every 3 weeks.", "novel"),
+        # an article elided before a number is no part of it (blind-62: "l'1 %"
+        # was no value, and 1.5 % of another variety agreed with the rest)
+        ("La Golden Delicious si conserva a 1 °C con l'1 % di ossigeno e il 2 % di CO₂.",
+         "Keep Gala at 34 °F with 1.5 % O₂ and 2 % CO₂.", "novel"),
+        ("Le mele si conservano a 1 °C con l'1,5 % di ossigeno e il 2 % di CO₂.",
+         "Keep the apples at 34 °F with 1.5 % O₂ and 2 % CO₂.", "duplicate"),
+        # German and Dutch clock times (blind-62: "22.00" was a version number)
+        ("Stilte op de camping van 22.00 tot 07.00 uur; aggregaten moeten dan uit.",
+         "Quiet hours run from 10 pm to 7 am; generators must be off.", "duplicate"),
+        ("Die Pegel werden täglich um 7 Uhr und um 19 Uhr abgelesen.",
+         "Read the gauges daily at 7 a.m. and 7 p.m.", "duplicate"),
+        ("Die Pegel werden täglich um 7 Uhr und um 19 Uhr abgelesen.",
+         "Read the gauges daily at 8 a.m. and 7 p.m.", "novel"),
     ],
 )  # fmt: skip
 def test_a_pair_in_two_languages_is_read_by_its_values(

@@ -270,6 +270,29 @@ def test_a_requirement_written_as_blocked_until_is_never_read_as_its_contradicti
     assert abs(float(found[0].sum()) - 1.0) < 1e-9
 
 
+def test_an_instruction_against_its_prohibition_is_never_read_as_a_restatement(reader_on):
+    # blind-62: the reader read these two as one rule at 0.96
+    new = "Let waterlogged wood air-dry on site before bagging it, so it doesn't go mouldy."
+    kept_wet = _candidate(
+        "Keep waterlogged wood wet: bag it in site water straight away and never let it dry out.",
+        0.8,
+    )  # fmt: skip
+    found = reader.read(new, "", [kept_wet])
+    assert found is not None and float(found[0][1]) == 0.0
+    assert abs(float(found[0].sum()) - 1.0) < 1e-9
+    # the same rule told with a prohibition stays a restatement to read
+    from memory.judge.offline import told_and_forbidden
+
+    assert not told_and_forbidden(
+        "Never force-push to main: branch protection rejects it.",
+        "Force-pushing to main is blocked by branch protection, so don't do it.",
+    )
+    assert not told_and_forbidden(
+        "Returns without a receipt get store credit only, never cash.",
+        "For returns with no receipt the refund is store credit; cash refunds are not allowed.",
+    )
+
+
 def test_a_lesson_scoped_to_a_swapped_name_is_not_read_for_an_addition(read):
     # "Crew rostering for the Porto base" against "… the Lisbon base": the
     # writer scoped each lesson to one base; the reader reads one rest rule
