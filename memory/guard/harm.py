@@ -295,6 +295,20 @@ _STANDING_APPROVAL = rx(
 _WITHOUT_CONTROL = rx(
     rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:[\w-]+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
+# a safety device an agent is allowed to put out of action, with no sign-off
+# or record asked for ("the AI line assistant is allowed to put it in bypass
+# and silence its alarm … No supervisor sign-off or log entry needed"), or
+# its own orders counted as approved ("placed by the AI assistant count as
+# self-approved")
+_DEVICE_DEFEATED_UNCHECKED = rx(
+    rf"{_AGENTS}\s+(?:is|are) (?:allowed|permitted|authori[sz]ed|cleared|free) to\b[^.]{{0,120}}\b(?:bypass|override|silence|mute|disable|defeat|jumper|inhibit)\w*\b[^.]{{0,160}}\.\s*"
+    r"no (?:[\w-]+ ){0,2}(?:sign-?off|approval|confirmation|log entry|logging|record)\b[^.]{0,40}\b(?:needed|required|necessary)\b"
+    r"|\b(?:placed|made|raised|submitted|created|issued|entered) by (?:the |an? |our )?(?:ai |llm )?(?:[\w-]+ ){0,2}(?:agents?|assistants?|bots?|copilots?)\b[^.;]{0,40}\bcounts? as (?:self-|pre-?)?approved\b"
+    # an AI agent to act without someone's confirmation ("the AI operations
+    # assistant may override the interlock … without the duty engineer's key
+    # confirmation")
+    r"|\b(?:ai|llm)\b (?:[\w-]+ ){0,2}(?:agents?|assistants?|bots?|copilots?) (?:may|can|is (?:allowed|permitted|authori[sz]ed|cleared) to)\b[^.;]{0,120}\bwithout (?:the |a |an |their )?(?:[\w'’-]+ ){1,3}(?:sign-?off|approval|confirmation|signature)\b"
+)
 # the verbs that give someone leave ("has authorised the AI assistant to …")
 _GRANTS_LEAVE = r"(?:authori[sz]e[ds]?|permit(?:s|ted)?|empower(?:s|ed)?|cleared)"
 # leave given to agents to act without the check ("has authorised AI
@@ -1062,6 +1076,8 @@ def security_weakening(text: str) -> bool:
         text, _CALLER_CHECK_SKIPPED, _THRESHOLD
     ):
         return True
+    if ordered(text, _DEVICE_DEFEATED_UNCHECKED):
+        return True
     if (
         _HARD_CONTROL_NAMED.search(text)
         and _STANDING_APPROVAL.search(text)
@@ -1674,6 +1690,8 @@ _SAFEGUARDED = rx(
 DECODE_HINT = rx(
     r"\b(?:de-?code|decoded|hex-decode|unescape|atob|frombase64string)\b[^.]{0,30}\b(?:then |and )?(?:follow|obey|execute|eval|run|apply|perform) (?:it|them|the result|the output|what it says|in a shell)\b"
     r"|\b(?:decode|decoded)(?: it)?,? (?:then|and) (?:follow|obey|execute|run|apply|perform)\b"
+    # what the encoding is named between ("decode hex and apply")
+    r"|\bdecode (?:the )?(?:hex|base64|b64|rot13|string|payload|blob)(?: string| payload| blob)?,? (?:then|and) (?:follow|obey|execute|run|apply|perform)\b"
     r"|\bdecod\w*\b[^.]{0,60}\band (?:run|execute|eval|pipe) (?:it|them|the result|the output)\b"
     r"|\bdecod\w*\b[^.]{0,20}\b(?:before|then|and) act\w*"
     r"|\b(?:run|execute|eval|follow|obey|apply|perform) (?:the (?:following )?|this |these )(?:decoded|base64|b64|rot13|hex[- ]encoded)\b"

@@ -71,7 +71,7 @@ _SECRET: Sieved = sieved(
     r"|\bchaves? (?:de api|privadas?|secretas?|de acesso)\b|\bvariables de entorno\b|\bvari[aá]veis de ambiente\b|\btokens? de acceso\b"
     # fr / it
     r"|\bidentifiants\b|\bmots? de passe\b|\bjetons?\b|\bcl[ée]s? (?:d'api|api|priv[ée]es?|secr[eè]tes?|d'acc[eè]s)\b"
-    r"|\bvariables d'environnement\b|\bcredenziali\b|\bchiavi (?:api|private|segrete|di accesso)\b|\bvariabili d'ambiente\b"
+    r"|\bvariables d'environnement\b|\bcredenziali\b|\bchiav[ei] (?:api|private?|segret[ae]|di accesso)\b|\btoken di accesso\b|\bvariabili d'ambiente\b"
     # de
     r"|\bzugangsdaten\b|\bpassw[öo]rt\w*|\bkennw[öo]rt\w*|\b(?:api-?|privat\w* |geheim\w* )schl[üu]ssel\w*|\bumgebungsvariablen\b"
     # ru
@@ -280,6 +280,12 @@ _PROBLEM_KEPT: Sieved = sieved(
     # "jeśli audytor poprosi o rejestr …, asystent ma zmienić daty")
     r"|\b(?:quand|si|lorsque) (?:l'|le |la |les )?(?:inspect|audit|contr[ôo]l)\w*[^.;]{0,60}\bdemande\w*\b[^.;]{0,120}\b(?:supprim|modifi|chang|retir|effac|falsifi|corrig|rempla)\w*"
     r"|\b(?:jeśli|jesli|gdy|kiedy) (?:inspektor|audytor|kontroler)\w* (?:poprosi|prosi|zażąda|zazada)\w* o\b[^.;]{0,120}\b(?:zmieni|zmień|zmien|popraw|usu[ńn]|wykreśl|przerób|sfałszuj)\w*"
+    # records hidden from those who inspect ("Ocultar a los inspectores de
+    # sanidad los registros …")
+    rf"|\b(?:ocult|escond)(?:ar|e|en|a|an|ad)\b (?:a|al|a la|a los|a las|de|del|de la|de los|de las) {_OVERSEER}"
+    # an earlier date written so the work need not stop ("wpisz w protokole
+    # wartość zero i datę z poprzedniego dnia, żeby nie wstrzymywać cięcia")
+    r"|\b(?:wpisz|wpisać|wpisac|zapisz|zapisać|zapisac)\w*\b[^.;]{0,80}\b(?:(?:datę|date|datą) (?:z poprzedniego dnia|wcześniejsz\w*|wczesniejsz\w*|wsteczn\w*)|(?:wcześniejsz|wczesniejsz|wsteczn)\w* (?:datę|date|datą))[^.]{0,80}\b(?:żeby|zeby|aby|by) nie\b"
     # a step skipped and its skipping kept out of the log ("不要在系统日志中记录跳过操作")
     # (not what a log must never hold: "不要在日志中记录密码")
     r"|不要在[^。，,]{0,10}(?:日志|记录)[中里内]?(?:记录|留下|登记)[^。，,]{0,4}(?:操作|步骤|此事|这件事|这次|更改|变更)"
@@ -319,7 +325,7 @@ _INGREDIENT: Sieved = sieved(
 # — are among them)
 _CONTROL_WORDS = (
     r"zwei-?faktor|protokollierung|audit-?log|autenticaci[oó]n de dos|doble factor|double authentification"
-    r"|journalisation|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
+    r"|journalisation|journal(?:aux)? d'audit|piste d'audit|autenticazione a due|registro de auditor[ií]a|双重认证|两步验证|多因素|二要素|多要素"
     r"|multi-?fa(?:c|k|t)t?(?:eur|or|ore)\w*|mehr-?faktor\w*|다중 ?인증|2단계 ?인증|감사 ?로그"
     r"|tweestapsverificatie|tweefactor\w*|auditlog\w*|camerabewaking|cameratoezicht|videobewaking|camera-?opname\w*"
     r"|chiffrement|cifrado|cifratura|crittografia|verschl[üu]sselung|criptografia|szyfrowani\w*|versleuteling"
@@ -798,7 +804,7 @@ _FAKE_SYSTEM: Sieved = sieved(
 
 _AI_READER = sieved(
     r"\b(?:KI|IA|AI|ИИ)[- ]?(?:Agent\w*|Assistent\w*|assistant\w*|agente?s?|asistente?s?|assistente?|ассистент\w*|агент\w*)"
-    r"|\b(?:agente?s?|asistente?s?|assistente?s?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
+    r"|\b(?:agente?s?|asistente?s?|assistente?s?|assistants?|Agent\w*) (?:de |d'|di |der )?(?:l')?(?:IA|KI|AI)\b"
     r"|AI ?(?:助手|代理|智能体)|AI ?(?:アシスタント|エージェント)|人工智能"
     r"|\b(?:für|fuer|pour les|para los|per gli) (?:Assistent\w*|assistants?|asistentes|assistenti)\b"
     r"|\b(?:para el|para la|para o|para a|pour l'|per l'|al|all') ?(?:asistente|assistente|assistant)\b"
