@@ -754,7 +754,17 @@ def _same_situation(new_sit: Statement | None, cand_sit: Statement | None) -> bo
     if new_sit is None or cand_sit is None:
         return False
     words_n, words_c = set(new_sit.content), set(cand_sit.content)
-    return bool(words_n) and len(words_n & words_c) / len(words_n | words_c) >= 0.6
+    if not words_n or len(words_n & words_c) / len(words_n | words_c) < 0.6:
+        return False
+    # most words shared, but one of them negated ("recently transfused
+    # patients" and "not recently transfused"), or a shared noun qualified
+    # otherwise ("station locker sites" and "supermarket locker sites")
+    if any(
+        new_sit.signs.get(w) and cand_sit.signs.get(w) and new_sit.signs[w] != cand_sit.signs[w]
+        for w in words_n & words_c
+    ):
+        return False
+    return not _qualifier_differences(new_sit, cand_sit, words_n, words_c)
 
 
 def _name_weight(st: Statement, lemmas: list[str]) -> float:

@@ -604,6 +604,37 @@ def test_scales_and_clock_times_of_other_languages_are_read_as_written(
     assert normalise_values(text) == written
 
 
+@pytest.mark.parametrize(
+    ("situation", "other_situation"),
+    [
+        # blind-63: one situation negates a word the other states, or qualifies
+        # a shared noun otherwise
+        ("crossmatch samples, recently transfused patients",
+         "crossmatch samples, not recently transfused"),
+        ("station locker sites, weight limit", "supermarket locker sites, weight limit"),
+    ],
+)  # fmt: skip
+def test_situations_that_share_most_words_but_differ_are_not_one_situation(
+    situation: str, other_situation: str
+) -> None:
+    verdict = judge(
+        "A crossmatch sample is good for 7 days and parcels up to 25 kg are accepted.",
+        cand(
+            "Crossmatch samples are valid for 7 days; parcels up to 25 kg go in.",
+            0.9,
+            other_situation,
+        ),
+        situation=situation,
+    )
+    assert verdict.relation is not Relation.DUPLICATE
+    same = judge(
+        "A crossmatch sample is good for 7 days and parcels up to 25 kg are accepted.",
+        cand("Crossmatch samples are valid for 7 days; parcels up to 25 kg go in.", 0.9, situation),
+        situation=situation,
+    )
+    assert same.relation is Relation.DUPLICATE
+
+
 def test_a_noun_in_ification_meets_its_verb() -> None:
     from memory.judge.text import lemma
 
