@@ -27,15 +27,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from evals.vectors import Store, command, digest, sample
-
-log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent / "readings"
 # The 8-bit graph reads a pair the same way each time on one CPU kind (a
