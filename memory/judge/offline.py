@@ -231,6 +231,7 @@ def _subject_conflict(
             return _say_qualifiers(new, cand, q_n, q_c)
     return (
         _compound_names_differ(new, cand)
+        or _places_named_apart(new.text, cand.text)
         or _lettered_apart(new, cand)
         or _identifiers_apart(new, cand)
         or _valued_apart(new, cand)
@@ -668,6 +669,32 @@ def _compounds(text: str) -> dict[str, str]:
         if tail not in _GENERIC_SUFFIXES:
             found.setdefault(head, tail)
     return found
+
+
+# A place named by a capitalised word before its kind, inside the sentence
+# ("Cascade on the *Lower Field*", "the *North Pier*")
+_NAMED_PLACE = re.compile(
+    r"(?<=[a-z,;:] )(?:the )?([A-Z][a-z]+) (Field|Block|Paddock|Yard|Pier|Berth|Dock|Wing|Ward"
+    r"|Hall|Gate|Terminal|Hangar|Pond|Bog|Orchard|Vineyard|Meadow|Pasture|Quarry|Pit|Shed|Barn)\b"
+)
+
+
+def _places_named_apart(new: str, cand: str) -> str | None:
+    """Each lesson names a place of the same kind by another word that the
+    other never uses ("Cascade on the Lower Field …" and "Cascade on the Top
+    Field …"): two places, however alike the rest — or None."""
+    named_n = {(m.group(2), m.group(1)) for m in _NAMED_PLACE.finditer(new)}
+    named_c = {(m.group(2), m.group(1)) for m in _NAMED_PLACE.finditer(cand)}
+    for kind, name_n in sorted(named_n):
+        for kind_c, name_c in sorted(named_c):
+            if (
+                kind == kind_c
+                and name_n != name_c
+                and not re.search(rf"\b{name_n}\b", cand)
+                and not re.search(rf"\b{name_c}\b", new)
+            ):
+                return f"{name_n} {kind} vs {name_c} {kind}"
+    return None
 
 
 def _compound_names_differ(new: Statement, cand: Statement) -> str | None:

@@ -635,6 +635,25 @@ def test_situations_that_share_most_words_but_differ_are_not_one_situation(
     assert same.relation is Relation.DUPLICATE
 
 
+def test_places_of_one_kind_named_by_other_words_are_two_places() -> None:
+    # blind-64: "the Lower Field" and "the Top Field" were one subject
+    assert (
+        relation(
+            "Cascade on the Lower Field is picked at 22 % dry matter.",
+            "Cascade on the Top Field is picked at 24 % dry matter.",
+        )
+        is Relation.NOVEL
+    )
+    # the same field named in both: its values still contradict
+    assert (
+        relation(
+            "Cascade on the Lower Field is picked at 22 % dry matter.",
+            "Pick Cascade on the Lower Field at 24 % dry matter.",
+        )
+        is Relation.CONTRADICTS
+    )
+
+
 def test_a_noun_in_ification_meets_its_verb() -> None:
     from memory.judge.text import lemma
 
