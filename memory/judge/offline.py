@@ -231,7 +231,7 @@ def _subject_conflict(
             return _say_qualifiers(new, cand, q_n, q_c)
     return (
         _compound_names_differ(new, cand)
-        or _places_named_apart(new.text, cand.text)
+        or _sites_apart(new, cand)
         or _lettered_apart(new, cand)
         or _identifiers_apart(new, cand)
         or _valued_apart(new, cand)
@@ -441,19 +441,40 @@ _SITE_OPENER = re.compile(
 )
 
 
+# A place named by a capitalised word before its kind, inside the sentence
+# ("Cascade on the *Lower Field*", "the *North Pier*")
+_NAMED_PLACE = re.compile(
+    r"(?<=[a-z,;:] )(?:the )?([A-Z][a-z]+) (Field|Block|Paddock|Yard|Pier|Berth|Dock|Wing|Ward"
+    r"|Hall|Gate|Terminal|Hangar|Pond|Bog|Orchard|Vineyard|Meadow|Pasture|Quarry|Pit|Shed|Barn)\b"
+)
+
+
+def _places(text: str) -> set[tuple[str, str]]:
+    """The places a lesson names, each as (its kind, its name): the one it
+    opens on ("At the Shanghai warehouse, …") and those named inside it
+    ("… on the Lower Field …")."""
+    found = {(m.group(2).lower(), m.group(1)) for m in _NAMED_PLACE.finditer(text)}
+    opener = _SITE_OPENER.match(text)
+    if opener is not None and opener.group(1).strip()[:1].isupper():
+        found.add((opener.group(2).lower(), opener.group(1).strip()))
+    return found
+
+
 def _sites_apart(new: Statement, cand: Statement) -> str | None:
-    """Each lesson opens on a place of the same kind by another name
-    ("At the Shanghai warehouse, …" and "Shenzhen warehouse: …"): two
-    places, however alike the rest — or None."""
-    m_n, m_c = _SITE_OPENER.match(new.text), _SITE_OPENER.match(cand.text)
-    if not (m_n and m_c) or m_n.group(2).lower() != m_c.group(2).lower():
-        return None
-    name_n, name_c = m_n.group(1).strip(), m_c.group(1).strip()
-    if not (name_n[:1].isupper() and name_c[:1].isupper()) or name_n.lower() == name_c.lower():
-        return None
-    if name_n.lower() in cand.text.lower() or name_c.lower() in new.text.lower():
-        return None
-    return f"{name_n} vs {name_c}"
+    """Each lesson names a place of the same kind by another name that the
+    other never uses ("At the Shanghai warehouse, …" and "Shenzhen
+    warehouse: …"; "Cascade on the Lower Field …" and "… the Top Field …"):
+    two places, however alike the rest — or None."""
+    for kind, name_n in sorted(_places(new.text)):
+        for kind_c, name_c in sorted(_places(cand.text)):
+            if (
+                kind == kind_c
+                and name_n.lower() != name_c.lower()
+                and name_n.lower() not in cand.text.lower()
+                and name_c.lower() not in new.text.lower()
+            ):
+                return f"{name_n} vs {name_c}"
+    return None
 
 
 def _environments_apart(new: Statement, cand: Statement) -> str | None:
@@ -669,32 +690,6 @@ def _compounds(text: str) -> dict[str, str]:
         if tail not in _GENERIC_SUFFIXES:
             found.setdefault(head, tail)
     return found
-
-
-# A place named by a capitalised word before its kind, inside the sentence
-# ("Cascade on the *Lower Field*", "the *North Pier*")
-_NAMED_PLACE = re.compile(
-    r"(?<=[a-z,;:] )(?:the )?([A-Z][a-z]+) (Field|Block|Paddock|Yard|Pier|Berth|Dock|Wing|Ward"
-    r"|Hall|Gate|Terminal|Hangar|Pond|Bog|Orchard|Vineyard|Meadow|Pasture|Quarry|Pit|Shed|Barn)\b"
-)
-
-
-def _places_named_apart(new: str, cand: str) -> str | None:
-    """Each lesson names a place of the same kind by another word that the
-    other never uses ("Cascade on the Lower Field …" and "Cascade on the Top
-    Field …"): two places, however alike the rest — or None."""
-    named_n = {(m.group(2), m.group(1)) for m in _NAMED_PLACE.finditer(new)}
-    named_c = {(m.group(2), m.group(1)) for m in _NAMED_PLACE.finditer(cand)}
-    for kind, name_n in sorted(named_n):
-        for kind_c, name_c in sorted(named_c):
-            if (
-                kind == kind_c
-                and name_n != name_c
-                and not re.search(rf"\b{name_n}\b", cand)
-                and not re.search(rf"\b{name_c}\b", new)
-            ):
-                return f"{name_n} {kind} vs {name_c} {kind}"
-    return None
 
 
 def _compound_names_differ(new: Statement, cand: Statement) -> str | None:
