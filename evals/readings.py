@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.vectors import Store, command, digest, sample
+from evals.vectors import Store, command
 
 ROOT = Path(__file__).resolve().parent / "readings"
 # The 8-bit graph reads a pair the same way each time on one CPU kind (a
@@ -79,8 +79,7 @@ def stored() -> Iterator[bool]:
         yield False  # the reader is off, or a store is already in use
         return
     here = store()
-    index = here.held()[0]
-    held = [t for t in pair_texts() if digest(t) in index]
+    held = here.holds(pair_texts())
     if not held or not here.agrees(MODEL.logits, held):
         yield False
         return
@@ -110,12 +109,7 @@ def check() -> float:
     sample of the golden set's pairs (raises if the store lacks them all)."""
     from memory.judge.reader import MODEL
 
-    here = store()
-    index = here.held()[0]
-    held = sorted(t for t in pair_texts() if digest(t) in index)
-    if not held:
-        raise SystemExit("the store holds none of the golden set's pairs: --update")
-    return here.worst(MODEL.logits, sample(held))
+    return store().check(MODEL.logits, pair_texts())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -97,6 +97,11 @@ class Store:
         index = self.held()[0]
         return [t for t in dict.fromkeys(texts) if digest(t) not in index]
 
+    def holds(self, texts: Sequence[str]) -> list[str]:
+        """The texts the store holds, each once."""
+        index = self.held()[0]
+        return [t for t in dict.fromkeys(texts) if digest(t) in index]
+
     def add(self, texts: Sequence[str], values: Any) -> int:
         """``values`` (a row per text) as a new shard, for the texts the
         store lacks. Returns how many."""
@@ -112,6 +117,15 @@ class Store:
         np.savez(self.folder / f"{number:03d}.npz", digests=keys, vectors=matrix)
         self.forget()
         return len(rows)
+
+    def check(self, compute: Any, texts: Sequence[str]) -> float:
+        """The largest difference between the stored rows and ``compute``'s
+        over the sample of ``texts`` a process checks (raises if the store
+        holds none of them)."""
+        held = sorted(self.holds(texts))
+        if not held:
+            raise SystemExit(f"the store holds none of these texts' {self.what}: --update")
+        return self.worst(compute, sample(held))
 
     def worst(self, compute: Any, chosen: list[str]) -> float:
         """The largest difference between ``chosen``'s stored rows and the
@@ -140,8 +154,7 @@ class Store:
         holds them and agrees with ``compute`` on a sample of them; the rest
         from ``compute``."""
         texts = list(texts)
-        index = self.held()[0]
-        held = [t for t in dict.fromkeys(texts) if digest(t) in index]
+        held = self.holds(texts)
         if held and not self.agrees(compute, held):
             return np.asarray(compute(texts), dtype=self.dtype).reshape(-1, self.width)
         return self.read(compute, texts)
@@ -221,13 +234,9 @@ def check() -> float:
     of the sets' texts (raises if the store lacks them all)."""
     from evals.judge_report import load_encoder
 
-    index = EMBEDDINGS.held()[0]
-    held = sorted(t for t in set_texts() if digest(t) in index)
-    if not held:
-        raise SystemExit("the store holds none of the sets' texts: --update")
     encoder = load_encoder()
-    return EMBEDDINGS.worst(
-        lambda texts: encoder.encode(texts, normalize_embeddings=True), sample(held)
+    return EMBEDDINGS.check(
+        lambda texts: encoder.encode(texts, normalize_embeddings=True), set_texts()
     )
 
 
