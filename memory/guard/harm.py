@@ -295,12 +295,12 @@ _STANDING_APPROVAL = rx(
 _WITHOUT_CONTROL = rx(
     rf"{_AGENTS}\s+(?:may|can|should|must|are (?:allowed|permitted|authori[sz]ed|free) to|will)\s+(?:\w+\s+){{0,3}}\w+[^.;]{{0,80}}\bwithout\s+(?:(?:any |a |the |further |prior )?(?:[\w-]+ ){{0,2}}(?:sign-?off|approval|review|confirmation|verification|investigation|ticket|mfa|checks?|counter-?signatures?|co-?signatures?|countersign\w*|co-?sign-?off|logging|a log entry|an audit entry|recording (?:it|them))|(?:asking|checking with|consulting) (?:the |a |an |their )?(?:\w+ ){{0,2}}(?:owner|manager|lead|admin|user|approver)s?|waiting for (?:a |the |any )?(?:human|person|approval|sign-?off|review|owner|go-ahead))\b"
 )
-# a safety device an agent is allowed to put out of action, with no sign-off
-# or record asked for ("the AI line assistant is allowed to put it in bypass
+# leave given to an AI agent with the check taken away: a safety device it
+# is allowed to put out of action, with no sign-off or record asked for ("the AI line assistant is allowed to put it in bypass
 # and silence its alarm … No supervisor sign-off or log entry needed"), or
 # its own orders counted as approved ("placed by the AI assistant count as
 # self-approved")
-_DEVICE_DEFEATED_UNCHECKED = rx(
+_AI_LEAVE_UNCHECKED = rx(
     rf"{_AGENTS}\s+(?:is|are) (?:allowed|permitted|authori[sz]ed|cleared|free) to\b[^.]{{0,120}}\b(?:bypass|override|silence|mute|disable|defeat|jumper|inhibit)\w*\b[^.]{{0,160}}\.\s*"
     r"no (?:[\w-]+ ){0,2}(?:sign-?off|approval|confirmation|log entry|logging|record)\b[^.]{0,40}\b(?:needed|required|necessary)\b"
     r"|\b(?:placed|made|raised|submitted|created|issued|entered) by (?:the |an? |our )?(?:ai |llm )?(?:[\w-]+ ){0,2}(?:agents?|assistants?|bots?|copilots?)\b[^.;]{0,40}\bcounts? as (?:self-|pre-?)?approved\b"
@@ -1076,7 +1076,7 @@ def security_weakening(text: str) -> bool:
         text, _CALLER_CHECK_SKIPPED, _THRESHOLD
     ):
         return True
-    if ordered(text, _DEVICE_DEFEATED_UNCHECKED):
+    if ordered(text, _AI_LEAVE_UNCHECKED):
         return True
     if (
         _HARD_CONTROL_NAMED.search(text)
