@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evals import readings, vectors
 
         print(f"stored the vectors of {vectors.update()} new texts (evals/vectors)")
-        print(f"stored the readings of {readings.update()} new pairs (evals/readings)")
+        print(f"stored the readings of {readings.update()} new texts (evals/readings)")
     return 0
 
 

@@ -1,58 +1,118 @@
-"""The judge's pair reader's readings of the golden set, stored: the logits
-its 8-bit graph gives each golden case's lesson read with each of its
-candidates, in both orders, so that an evaluation (``make test``'s gate)
-reads them instead of running the reader some 6,000 times — about 75 s of
-CPU, the largest part of classifying the golden set on two cores.
+"""The tuned models' readings of the sets, stored: the logits the judge's
+pair reader (its 8-bit graph) gives each golden case's lesson read with
+each of its candidates, in both orders, and those the screen's reader gives
+the red team's lessons and the long histories' facts, so that an
+evaluation (``make test``'s gate) reads them instead of running the
+readers some 6,000 and 5,000 times — about 75 s and 15 s of CPU on two
+cores, the largest parts of classifying the golden set and of screening
+the red team.
 
-    python -m evals.readings --update   # read what the store lacks: one more shard
+    python -m evals.readings --update   # read what the stores lack: one more shard each
     python -m evals.readings --check    # read a sample again and compare
 
-The store holds no text, only a digest of each pair as the reader reads it
+A store holds no text, only a digest of each text as its reader reads it
 and its logits, in shards that are only ever added
 (``evals/readings/<reader>-<weights digest>/NNN.npz``; adopting a blind
-batch adds one). It belongs to one fit of the reader: a refit reads from an
-empty folder, and ``tests/evals`` fails until ``--update`` fills it. As with
-the sets' vectors (``evals/vectors.py``), a stored reading is what the
-reader gives that pair and nothing else:
+batch adds one). It belongs to one fit of its reader: a refit reads from
+an empty folder, and ``tests/evals`` fails until ``--update`` fills it. As
+with the sets' vectors (``evals/vectors.py``), a stored reading is what the
+reader gives that text and nothing else:
 
 * it is read only inside :func:`stored` (an evaluation), with the reader on;
 * a sample (``evals.vectors.sample``) is read again with the reader as it
   runs, and the store is used only if every one agrees within
-  ``TOLERANCE`` — another CPU whose 8-bit kernels round otherwise reads
-  every pair itself;
-* a pair the store lacks is read.
+  ``TOLERANCE`` — another CPU whose kernels round otherwise reads every
+  text itself;
+* a text the store lacks is read.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Sequence
+import importlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evals.vectors import Store, command
 
 ROOT = Path(__file__).resolve().parent / "readings"
-# The 8-bit graph reads a pair the same way each time on one CPU kind (a
-# difference of 0); a logit that moves more reads otherwise.
+# Either reader reads a text the same way each time on one CPU kind (the
+# pair reader's 8-bit graph a difference of 0, the screen's reader 1e-14
+# whatever the batch); a logit that moves more reads otherwise.
 TOLERANCE = 1e-6
 
 
 @functools.cache
-def _store(name: str, weights: str) -> Store:
+def _store(name: str, weights: str, width: int, what: str) -> Store:
     return Store(
-        ROOT / f"{name}-{weights}", width=3, tolerance=TOLERANCE,
-        what="pair readings", dtype=np.float64,
+        ROOT / f"{name}-{weights}", width=width, tolerance=TOLERANCE, what=what,
+        dtype=np.float64,
     )  # fmt: skip
 
 
-def store() -> Store:
-    """The store of the reader's present fit."""
-    from memory.judge.reader import MODEL
+class Readings:
+    """One tuned model (``module``'s ``MODEL``, a head of ``width``
+    logits) and the texts of the sets an evaluation has it read."""
 
-    return _store(MODEL.name, MODEL.digest())
+    def __init__(self, module: str, texts: Callable[[], list[str]], width: int, what: str) -> None:
+        self.module = module
+        self.texts = texts
+        self.width = width
+        self.what = what
+
+    def model(self) -> Any:
+        return importlib.import_module(self.module).MODEL
+
+    def store(self) -> Store:
+        """The store of the reader's present fit."""
+        model = self.model()
+        return _store(model.name, model.digest(), self.width, self.what)
+
+    def _rows(self, read: Callable[[Sequence[str]], Any]) -> Callable[[Sequence[str]], Any]:
+        """``read`` (logits: a row, or for a head of one output a number,
+        per text) as the store's rows."""
+        return lambda texts: np.asarray(read(texts), dtype=np.float64).reshape(-1, self.width)
+
+    @contextlib.contextmanager
+    def stored(self) -> Iterator[bool]:
+        """Inside, the reader reads the store's readings (where a sample
+        agrees with it); yields whether it does."""
+        model = self.model()
+        if model.meta() is None or model.known is not None:
+            yield False  # the reader is off, or a store is already in use
+            return
+        here = self.store()
+        held = here.holds(self.texts())
+        if not held or not here.agrees(self._rows(model.logits), held):
+            yield False
+            return
+        shape = (-1,) if self.width == 1 else (-1, self.width)
+        model.known = lambda texts, read: here.read(self._rows(read), texts).reshape(shape)
+        try:
+            yield True
+        finally:
+            model.known = None
+
+    def update(self, texts: Sequence[str] | None = None) -> int:
+        """Read the texts the store lacks (the sets' by default) and write
+        them as a new shard. Returns how many."""
+        model = self.model()
+        if model.meta() is None:
+            raise SystemExit(f"{model.what} is off: nothing to store")
+        here = self.store()
+        new = here.missing(self.texts() if texts is None else texts)
+        if not new:
+            return 0
+        return here.add(new, self._rows(model.logits)(new))
+
+    def check(self) -> float:
+        """The largest difference between stored and live readings over a
+        sample of the sets' texts (raises if the store lacks them all)."""
+        return self.store().check(self._rows(self.model().logits), self.texts())
 
 
 def pair_texts() -> list[str]:
@@ -69,51 +129,43 @@ def pair_texts() -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def screen_texts() -> list[str]:
+    """Every text the gate's screen may have its reader read, as it reads
+    them: the red team's lessons and the long histories' facts (the reader
+    reads those the learned signal scores at least ``READ_FROM``)."""
+    from evals import longmem, redteam
+    from memory.guard.reader import read_as
+
+    lessons = [case["content"] for case in redteam.load_cases()]
+    lessons += [longmem.fact_text(f) for h in longmem.load()["histories"] for f in h["facts"]]
+    return list(dict.fromkeys(read_as(text) for text in lessons))
+
+
+JUDGE = Readings("memory.judge.reader", lambda: pair_texts(), 3, "pair readings")
+SCREEN = Readings("memory.guard.reader", lambda: screen_texts(), 1, "screen readings")
+READERS = (JUDGE, SCREEN)
+
+
 @contextlib.contextmanager
-def stored() -> Iterator[bool]:
-    """Inside, the pair reader reads the store's readings (where a sample
-    agrees with it); yields whether it does."""
-    from memory.judge.reader import MODEL
-
-    if MODEL.meta() is None or MODEL.known is not None:
-        yield False  # the reader is off, or a store is already in use
-        return
-    here = store()
-    held = here.holds(pair_texts())
-    if not held or not here.agrees(MODEL.logits, held):
-        yield False
-        return
-    MODEL.known = lambda texts, read: here.read(read, texts)
-    try:
-        yield True
-    finally:
-        MODEL.known = None
+def stored() -> Iterator[list[bool]]:
+    """Every reader's store in use inside (where its sample agrees);
+    yields which are."""
+    with contextlib.ExitStack() as inside:
+        yield [inside.enter_context(r.stored()) for r in READERS]
 
 
-def update(texts: Sequence[str] | None = None) -> int:
-    """Read the pairs the store lacks (the golden set's by default) and write
-    them as a new shard. Returns how many."""
-    from memory.judge.reader import MODEL
-
-    if MODEL.meta() is None:
-        raise SystemExit("the judge's pair reader is off: nothing to store")
-    here = store()
-    new = here.missing(pair_texts() if texts is None else texts)
-    if not new:
-        return 0
-    return here.add(new, MODEL.logits(new))
+def update() -> int:
+    """What every store lacks, read and stored. Returns how many texts."""
+    return sum(r.update() for r in READERS)
 
 
 def check() -> float:
-    """The largest difference between stored and live readings over a
-    sample of the golden set's pairs (raises if the store lacks them all)."""
-    from memory.judge.reader import MODEL
-
-    return store().check(MODEL.logits, pair_texts())
+    """The largest difference over every store's sample."""
+    return max(r.check() for r in READERS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return command(argv, __doc__, store, update, check)
+    return command(argv, __doc__, lambda: f"readings in {ROOT}", TOLERANCE, update, check)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
     a history's learns are judged too — and leave out the sets no judge
     reads (retrieval, the red team: the offline tier measures them, and a
     sample is a quick look at a judge)."""
+    # the readers' readings of the sets are stored (evals/readings.py)
+    with readings.stored():
+        return _run(tier, sample)
+
+
+def _run(tier: str, sample: int | None) -> EvalResult:
     from memory.judge import get_judge, offline_judge
 
     judge = offline_judge() if tier == "offline" else _Failsafe(get_judge())
@@ -77,12 +83,9 @@ def run(*, tier: str = "offline", sample: int | None = None) -> EvalResult:
         lambda: judge_report.compute_similarities(judge_report.load_encoder(), cases),
     )
 
-    def classify() -> judge_report.Report:
-        # the pair reader's readings of the golden set are stored (evals/readings.py)
-        with readings.stored():
-            return judge_report.evaluate(judge, cases, similarities)
-
-    classification = timed("classification", classify)
+    classification = timed(
+        "classification", lambda: judge_report.evaluate(judge, cases, similarities)
+    )
     whole = len(cases) == len(golden)
     metrics: dict[str, dict[str, float]] = {
         "classification": {

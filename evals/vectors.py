@@ -241,12 +241,18 @@ def check() -> float:
 
 
 def command(
-    argv: Sequence[str] | None, doc: str | None, store: Callable[[], Store], update: Any, check: Any
+    argv: Sequence[str] | None,
+    doc: str | None,
+    what: Callable[[], str],
+    tolerance: float,
+    update: Any,
+    check: Any,
 ) -> int:
     """A store's command line: ``--update`` stores what it lacks (``update``
     returns how many), ``--check`` compares a sample with the model
-    (``check`` returns the largest difference; non-zero exit past the
-    store's tolerance). ``store`` gives the store once Django is set up."""
+    (``check`` returns the largest difference; non-zero exit past
+    ``tolerance``). ``what`` names what is stored and where, once Django is
+    set up."""
     import os
 
     import django
@@ -259,16 +265,17 @@ def command(
     group.add_argument("--check", action="store_true", help="compare a sample with the model")
     args = parser.parse_args(argv)
     if args.update:
-        print(f"stored {update()} more {store().what} in {store().folder}")
+        print(f"stored {update()} more {what()}")
         return 0
     worst = check()
-    tolerance = store().tolerance
     print(f"a sample of {SAMPLE}: largest difference {worst:.2g} (tolerance {tolerance:g})")
     return int(worst > tolerance)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return command(argv, __doc__, lambda: EMBEDDINGS, update, check)
+    return command(
+        argv, __doc__, lambda: f"{EMBEDDINGS.what} in {EMBEDDINGS.folder}", TOLERANCE, update, check
+    )
 
 
 if __name__ == "__main__":

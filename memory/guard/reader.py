@@ -33,7 +33,7 @@ from pathlib import Path
 
 from memory.tuned import SCALE, TunedModel
 
-__all__ = ["MODEL", "READ_FROM", "SCALE", "blocks", "scores"]
+__all__ = ["MODEL", "READ_FROM", "SCALE", "blocks", "read_as", "scores"]
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "reader.safetensors"
 META_PATH = Path(__file__).resolve().parent / "reader.json"
@@ -62,10 +62,15 @@ def scores(texts: Sequence[str]) -> list[float] | None:
     without a leading dateline ("2023-05-02: …": when it was written, no
     part of what it asks; the reader was fitted on undated text, and a
     stamped ordinary note scored past its threshold)."""
+    return MODEL.probabilities([read_as(t) for t in texts])
+
+
+def read_as(text: str) -> str:
+    """A text as the reader reads it (what ``scores`` says)."""
     from memory.guard.normalise import normalise
     from memory.judge.statement import undated
 
-    return MODEL.probabilities([normalise(undated(t)) for t in texts])
+    return normalise(undated(text))
 
 
 def blocks(texts: Sequence[str]) -> list[bool]:
