@@ -435,6 +435,27 @@ _CLOCK_HOUR = re.compile(r"\b(\d{1,2})\s*Uhr\b|\b((?:om|van|tot|vanaf)\s+)(\d{1,
 _CLOCK_RANGE_START = re.compile(
     r"\b(\d{1,2})\.(\d{2})(?=\s*(?:tot|bis|-|–)\s*\d{1,2}[.:]\d{2}\s*(?:Uhr|uur)\b)"
 )
+# A time of day as French, Spanish, Portuguese and Italian write it ("à 11h00",
+# "até às 13h", "a las 9h30"): only after a word that says when, since
+# "2h30" alone is as often a duration (and "après 2h de cuisson" is one);
+# and as the Nordic languages and Polish
+# write it ("kl. 22", "klockan 18.30", "o godz. 7")
+_CLOCK_H = re.compile(
+    r"\b((?:à|às|até|até às|jusqu'à|jusqu’à|dès|avant|après|vers|a las|hasta las|desde las"
+    r"|antes de las|después de las|alle|dalle|fino alle|dopo le|prima delle|entro le)\s+)"
+    r"([01]?\d|2[0-3])\s?h(?:\s?([0-5]\d))?(?![\w:])(?!\s+d[e'’])",
+    re.IGNORECASE,
+)
+# (and where a range starts: "de 9h à 17h30", "dalle 8h alle 12h")
+_CLOCK_H_RANGE_START = re.compile(
+    r"\b((?:de|des|da|dalle)\s+)([01]?\d|2[0-3])\s?h(?:\s?([0-5]\d))?"
+    r"(?=\s*(?:à|a|às|alle|-|–)\s*\d{1,2}\s?h)",
+    re.IGNORECASE,
+)
+_CLOCK_NORDIC = re.compile(
+    r"\b(?:kl\.?|klockan|klokka|klokken|godz\.?|godzinie)\s*([01]?\d|2[0-3])(?:[.:]([0-5]\d))?(?![\d.:,]?\d)",
+    re.IGNORECASE,
+)
 _HALF_HOUR = re.compile(
     r"\b(?:en\s+)?halvtimme\b|\b(?:une\s+)?demi-heure\b|\b(?:una\s+)?media\s+hora\b", re.IGNORECASE
 )
@@ -444,11 +465,17 @@ def _other_language_values(t: str) -> str:
     """Number words of French, Spanish, German, Italian or Portuguese, in
     the text's own language only (``text2num``: "trois jours" -> "3 jours";
     its own threshold leaves "un", "ein", "una" alone), degrees in Celsius,
-    a half hour and German and Dutch clock times."""
+    a half hour and the clock times of German, Dutch, the Romance and Nordic
+    languages and Polish."""
     language = language_of(t)
     if language is not None:
         t = alpha2digit(t, language)
     t = _HALF_HOUR.sub("30 minutes", t)
+    def clock(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{int(m.group(2)):02d}:{m.group(3) or '00'}"
+
+    t = _CLOCK_H.sub(clock, _CLOCK_H_RANGE_START.sub(clock, t))
+    t = _CLOCK_NORDIC.sub(lambda m: f"{int(m.group(1)):02d}:{m.group(2) or '00'}", t)
     t = _CLOCK_RANGE_START.sub(r"\1:\2", t)
     t = _CLOCK_WITH_MINUTES.sub(r"\1:\2", t)
     t = _CLOCK_HOUR.sub(

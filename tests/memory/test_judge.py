@@ -1584,12 +1584,42 @@ def test_a_date_the_sentence_is_about_stays_a_value() -> None:
          "Read the gauges daily at 7 a.m. and 7 p.m.", "duplicate"),
         ("Die Pegel werden täglich um 7 Uhr und um 19 Uhr abgelesen.",
          "Read the gauges daily at 8 a.m. and 7 p.m.", "novel"),
+        # the Romance languages' "11h00" and the Nordic "kl. 22" (blind-65:
+        # read as names of two subjects)
+        ("Le guichet des colis est ouvert dès 8h et jusqu'à 11h30.",
+         "The parcel counter is open from 8 am until 11:30.", "duplicate"),
+        ("Le bassin extérieur est ouvert de 9h à 17h30.",
+         "The outdoor pool is open from 09:00 to 17:30.", "duplicate"),
+        ("Le bassin extérieur est ouvert de 9h à 17h30.",
+         "The outdoor pool is open from 09:00 to 18:30.", "novel"),
+        ("Snökanonerna får köras från kl. 18 till klockan 6.30.",
+         "The snow guns may run from 6 pm to 6:30 am.", "duplicate"),
     ],
 )  # fmt: skip
 def test_a_pair_in_two_languages_is_read_by_its_values(
     content: str, other: str, expected: str
 ) -> None:
     assert relation(content, other, similarity=0.2).value == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("até às 13h00", "até às 13:00"),
+        ("ouvert de 9h à 17h30", "ouvert de 09:00 à 17:30"),
+        ("a las 9h30", "a las 09:30"),
+        ("efter kl. 22", "efter 22:00"),
+        ("o godz. 7", "o 07:00"),
+        # a duration stays one
+        ("la tâche dure 2h30", "la tâche dure 2h30"),
+        ("après 2h de cuisson", "après 2h de cuisson"),
+        ("une pause de 2h à midi", "une pause de 2h à midi"),
+    ],
+)
+def test_clock_times_of_other_languages_are_read_as_times(text: str, read: str) -> None:
+    from memory.judge.text import _other_language_values
+
+    assert _other_language_values(text) == read
 
 
 @pytest.mark.parametrize(
