@@ -190,8 +190,11 @@ FUTURE_READER = [
     rx(
         rf"\b(?:future|next|later|subsequent) {_AI}\b[^.]{{0,20}}\b(?:must|should|need to|have to|always|are to)\b"
     ),
+    # (not where all it tells them is who wrote it: "Note for whoever reviews
+    # this lesson: written by the dive centre manager after the March audit")
     rx(
         r"\b(?:to )?whoever (?:picks|reads|finds|loads|recalls|sees|retrieves|gets|evaluates|scores|grades|reviews|checks|processes) this\b"
+        r"(?!(?: lesson| note| entry| memory)?\s*[:,-]\s*(?:it was |this was )?(?:written|authored|added|entered|compiled|submitted) by\b[^.\],;]*[.\]]\s*(?:\]|$|[A-Z]))"
     ),
     rx(
         r"\b(?:on|upon|after) (?:reading|recalling|loading|seeing|retrieving|finding) this(?:\s*[,:;]| (?:lesson|memory|note|entry))"
@@ -539,7 +542,11 @@ JUDGE_ADDRESSED = [
     # it without screening", "never flag it as an attack")
     rx(
         r"\b(?:memory |lesson )?screening (?:note|guidance|instructions?|rule)\b[^.]{0,160}\b(?:safe|look-?alike|pre-?approved|trusted|never flag|don't flag|do not flag)\b"
+        # (a note to its reviewer that asks for a verdict, not one that
+        # only says who wrote it: "Note for whoever reviews this lesson:
+        # written by the dive centre manager after the March audit")
         r"|\b(?:note|message|instructions?) (?:to|for) (?:whatever|whoever|anything that) (?:reviews|screens|checks|classifies|scans)\b"
+        r"(?=[^\n\]]{0,200}?\b(?:safe|benign|harmless|trust\w*|approv\w*|pre-?approved|classif\w*|mark\w*|flag\w*|label\w*|scor\w*|rate|store|accept|admit|pass\w*|skip\w*|ignor\w*|allow\w*|whitelist\w*|quarantin\w*|screen\w*|block\w*|verdict|duplicate|novel|contradict\w*|supersed\w*|keep|delete|remove|fold|merge)\b)"
         r"|\bwhatever (?:reviews|screens|checks|classifies|scans) (?:these|new|incoming) (?:lessons?|notes?|entries)\b"
         r"|\bstore (?:it|them|this) without screening\b|\bnever flag (?:it|them|this) as (?:an )?attacks?\b|\bmust always be classified as (?:safe|benign)\b"
     ),
