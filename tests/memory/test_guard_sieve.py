@@ -27,16 +27,17 @@ EVALS = Path(__file__).resolve().parents[2] / "evals"
 TO_ASCII = {"i": "\u0130\u0131", "s": "\u017f", "k": "\u212a"}
 
 
-def _texts() -> list[str]:
+def _texts() -> tuple[list[str], list[tuple[str, str]]]:
+    """What the patterns read — the golden lessons, the red team's attacks
+    and their readings — and each attack beside its disguise: the letters a
+    case-insensitive pattern matches beyond their two cases."""
     red = json.loads((EVALS / "redteam.json").read_text())
     golden = json.loads((EVALS / "judge_golden.json").read_text())
     attacks = [f"{case['content']}\n{case.get('situation', '')}" for case in red]
     texts = [f"{case['new']['content']}\n{case['new'].get('situation', '')}" for case in golden]
     for text in attacks:
-        # what the patterns read, and the letters a case-insensitive
-        # pattern matches beyond their two cases
-        texts += [text, _disguised(text), *(reading for _, reading in readings(text))]
-    return texts
+        texts += [text, *(reading for _, reading in readings(text))]
+    return texts, [(text, _disguised(text)) for text in attacks]
 
 
 def _disguised(text: str) -> str:
@@ -80,18 +81,72 @@ def _sub(like: Any, items: list[tuple[Any, Any]]) -> Any:
     return sre_parser.SubPattern(like.state, items)
 
 
+_INLINE_FLAGS = re.compile(r"\(\?(?:[aiLmsux]+(?:-[aiLmsux]*)?|-[aiLmsux]+)[:)]")
+
+
+def _cases_alike(sieve: regex.Sieved) -> bool:
+    """Whether the whole pattern reads a letter as its other cases do (no
+    part of it with flags of its own: "(?-i:[A-Z_]+KEY)")."""
+    return bool(sieve.flags & re.IGNORECASE) and not _INLINE_FLAGS.search(sieve.pattern)
+
+
+class _Open(Exception):
+    """A pattern whose first letter is not one of a set (".", "\\w", "[^…]",
+    or nothing at all)."""
+
+
+def _first_letters(items: list[tuple[Any, Any]]) -> tuple[list[tuple[Any, Any]], bool]:
+    """The class items one of which a match's first letter is, and whether
+    the sequence may match nothing (then its first letter is anything after)."""
+    letters: list[tuple[Any, Any]] = []
+    for op, av in items:
+        if op in (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            continue  # no letter read: the next item's is the first
+        if op is sre_constants.LITERAL:
+            return [*letters, (op, av)], False
+        if op is sre_constants.IN and not any(o is sre_constants.NEGATE for o, _ in av):
+            return [*letters, *av], False
+        if op is sre_constants.SUBPATTERN:
+            if av[1] or av[2]:
+                raise _Open  # "(?i:…)": its letters read by flags of its own
+            found, empty = _first_letters(av[3].data)
+        elif op is sre_constants.BRANCH:
+            each = [_first_letters(branch.data) for branch in av[1]]
+            found, empty = [x for f, _ in each for x in f], any(e for _, e in each)
+        elif op in _REPEATS:
+            found, empty = _first_letters(av[2].data)
+            empty = empty or av[0] == 0
+        else:
+            raise _Open
+        letters += found
+        if not empty:
+            return letters, False
+    return letters, True
+
+
 def _finds_anything(compiled: re.Pattern[str]) -> re.Pattern[str]:
+    """A pattern that finds a match in exactly the texts ``compiled`` does,
+    quicker to ask: its openings that may match nothing dropped, and a
+    lookahead at its start for the letters a match can begin with (a
+    case-insensitive pattern gets no such skip from re; a lookahead rejects
+    most positions at one test rather than one per branch)."""
     if _REFERS_BACK.search(compiled.pattern):
         return compiled
     tree = sre_parser.parse(compiled.pattern, compiled.flags)
-    dropped = _opening_dropped(tree.data)
-    if str(dropped) == str(tree.data):
+    items = _opening_dropped(tree.data)
+    try:
+        letters, empty = _first_letters(items)
+    except _Open:
+        letters, empty = [], True
+    if not empty and letters:
+        items = [(sre_constants.ASSERT, (1, _sub(tree, [(sre_constants.IN, letters)]))), *items]
+    if str(items) == str(tree.data):
         return compiled
-    return sre_compile.compile(_sub(tree, dropped), compiled.flags)  # type: ignore[no-any-return]
+    return sre_compile.compile(_sub(tree, items), compiled.flags)  # type: ignore[no-any-return]
 
 
 def test_the_sieve_skips_no_scan_that_would_have_matched() -> None:
-    texts = _texts()
+    texts, disguised = _texts()
     sieves = regex.every_sieve()
     assert len(sieves) > 200
     assert sum(1 for s in sieves if s.words) > 150  # most patterns are sieved
@@ -105,6 +160,36 @@ def test_the_sieve_skips_no_scan_that_would_have_matched() -> None:
                 assert not finder.search(text), (sieve.pattern[:80], text[:200])
     # most scans that would fail are skipped, and so checked above
     assert skipped > 0.5 * len(sieves) * len(texts)
+    # A case-insensitive pattern reads a disguised attack as the attack
+    # (the test below holds re to that on a sample), whose scans were
+    # checked above: where the sieve skips both, the disguise's scan fails
+    # with the attack's. It is scanned where the sieve skips it alone —
+    # where the sieve would read the letters otherwise than re — and by a
+    # pattern any part of which tells cases apart.
+    pairs = list(zip(sieves, finders, strict=True))
+    for text, disguise in disguised:
+        # one text at a time, as the sieve reads them: the disguise, then the attack
+        skipping = [(sieve, finder) for sieve, finder in pairs if not sieve.may_match(disguise)]
+        scanned = [
+            finder for sieve, finder in skipping
+            if not _cases_alike(sieve) or sieve.may_match(text)
+        ]  # fmt: skip
+        for finder in scanned:
+            assert not finder.search(disguise), (finder.pattern, disguise[:200])
+
+
+def test_a_case_insensitive_pattern_reads_a_disguised_attack_as_the_attack() -> None:
+    disguised = [(text, disguise) for text, disguise in _texts()[1] if text != disguise]
+    sample = disguised[:: max(1, len(disguised) // 150)]
+    sieves = [s for s in regex.every_sieve() if _cases_alike(s)]
+    assert len(sieves) > 200 and len(sample) >= 150
+    found = 0
+    for text, disguise in sample:
+        for sieve in sieves:
+            match = sieve.compiled.search(text)
+            assert bool(match) == bool(sieve.compiled.search(disguise)), sieve.pattern[:80]
+            found += match is not None
+    assert found > len(sample)  # patterns that match, not only ones that do not
 
 
 def test_the_folded_letters_are_every_non_ascii_character_ignorecase_matches_to_ascii() -> None:
@@ -175,6 +260,8 @@ def test_a_sieved_pattern_answers_as_the_pattern_does() -> None:
         (r"\s*(?:(?:when|if)\b[^.;,]{0,80},\s*)?(?:first\s+)?ignore\b", "If so, ignore", "ignored"),
         (r"(?:x{0,3}|y?)ab", "zzab", "a b"),
         (r"(a)?b\1", "aba", "xb"),  # refers back: left whole
+        (r"\b(?:api|secret)[- ]?keys?\b", "the API-key", "keyboard"),
+        (r"x?(?i:Token)s", "TOKENS", "tokenz"),  # a group's own flags
     ],
 )
 def test_what_the_check_asks_finds_a_match_where_the_pattern_does(
