@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import decimal
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -460,17 +461,81 @@ _HALF_HOUR = re.compile(
     r"\b(?:en\s+)?halvtimme\b|\b(?:une\s+)?demi-heure\b|\b(?:una\s+)?media\s+hora\b", re.IGNORECASE
 )
 
+# How often, as the languages ``text2num`` reads say it ("alle drei Jahre",
+# "tous les deux ans", "cada 2 semanas", "ogni tre mesi", "a cada dois anos",
+# "om de drie weken"; "jedes Jahr", "chaque mois", "ogni giorno",
+# "jaarlijks"), said as English says it — "every 3 years", "every year" —
+# which the rules read; each language's lead words only before its own
+# words for the unit (Italian "alle 7" is a time, German "alle 7 Jahre" how
+# often).
+_UNIT_WORDS = {
+    "year": {"de": "jahre?n?", "fr": "ans?|années?", "es": "años?", "it": "anni|anno",
+             "pt": "anos?", "nl": "jaar|jaren"},
+    "month": {"de": "monate?n?", "fr": "mois", "es": "mes|meses", "it": "mes[ei]",
+              "pt": "mês|meses", "nl": "maand|maanden"},
+    "week": {"de": "wochen?", "fr": "semaines?", "es": "semanas?", "it": "settiman[ae]",
+             "pt": "semanas?", "nl": "week|weken"},
+    "day": {"de": "tage?n?", "fr": "jours?", "es": "días?", "it": "giorn[oi]",
+            "pt": "dias?", "nl": "dag|dagen"},
+    "hour": {"de": "stunden?", "fr": "heures?", "es": "horas?", "it": "or[ae]",
+             "pt": "horas?", "nl": "uur|uren"},
+}  # fmt: skip
+_EVERY_N = {"de": "alle", "fr": "tous les|toutes les", "es": "cada", "it": "ogni",
+            "pt": "a cada|cada", "nl": "elke|iedere|om de"}  # fmt: skip
+_EVERY_ONE = {"de": "jede[nsm]?", "fr": "chaque|tous les|toutes les",
+              "es": "cada|todos los|todas las", "it": "ogni|tutti i|tutte le",
+              "pt": "cada|todos os|todas as", "nl": "elke?|iedere?"}  # fmt: skip
+_ADVERB = {"year": "jährlich|annuellement|anualmente|annualmente|jaarlijks",
+           "month": "monatlich|mensuellement|mensualmente|mensilmente|maandelijks",
+           "week": "wöchentlich|hebdomadairement|semanalmente|settimanalmente|wekelijks",
+           "day": "täglich|quotidiennement|diariamente|quotidianamente|dagelijks"}  # fmt: skip
+_HOW_OFTEN = [
+    (language, unit, re.compile(
+        rf"\b(?:{_EVERY_N[language]})\s+(\d+|[^\W\d_]+)\s+(?:{words[language]})\b"
+        rf"|\b(?:{_EVERY_ONE[language]})\s+(?:{words[language]})\b",
+        re.IGNORECASE,
+    ))
+    for unit, words in _UNIT_WORDS.items()
+    for language in words
+]
+_HOW_OFTEN_ADVERB = [
+    (unit, re.compile(rf"\b(?:{adverbs})\b", re.IGNORECASE)) for unit, adverbs in _ADVERB.items()
+]
+
+
+def _how_often(t: str) -> str:
+    """Other languages' "every N units" and "every unit" as English says them."""
+
+    def every(language: str, unit: str) -> Callable[[re.Match[str]], str]:
+        def said(m: re.Match[str]) -> str:
+            if m.group(1) is None:
+                return f"every {unit}"
+            count = alpha2digit(m.group(1), language, threshold=0)
+            if not count.isdigit():
+                return m.group()  # no number: "alle neuen Jahre"
+            return f"every {count} {unit}s" if count != "1" else f"every {unit}"
+
+        return said
+
+    for language, unit, pattern in _HOW_OFTEN:
+        t = pattern.sub(every(language, unit), t)
+    for unit, pattern in _HOW_OFTEN_ADVERB:
+        t = pattern.sub(f"every {unit}", t)
+    return t
+
 
 def _other_language_values(t: str) -> str:
     """Number words of French, Spanish, German, Italian or Portuguese, in
     the text's own language only (``text2num``: "trois jours" -> "3 jours";
     its own threshold leaves "un", "ein", "una" alone), degrees in Celsius,
-    a half hour and the clock times of German, Dutch, the Romance and Nordic
-    languages and Polish."""
+    a half hour, how often (``_how_often``) and the clock times of German,
+    Dutch, the Romance and Nordic languages and Polish."""
     language = language_of(t)
     if language is not None:
         t = alpha2digit(t, language)
+    t = _how_often(t)
     t = _HALF_HOUR.sub("30 minutes", t)
+
     def clock(m: re.Match[str]) -> str:
         return f"{m.group(1)}{int(m.group(2)):02d}:{m.group(3) or '00'}"
 

@@ -1603,6 +1603,51 @@ def test_a_pair_in_two_languages_is_read_by_its_values(
 
 
 @pytest.mark.parametrize(
+    ("content", "other", "expected"),
+    [
+        # how often, in the lesson's own language: "deux" was no number
+        # there, and two months against three read as a restatement
+        ("Les filtres de la piscine sont changés tous les deux mois.",
+         "Les filtres de la piscine sont changés tous les trois mois.", "contradicts"),
+        ("Les filtres de la piscine sont changés tous les deux mois.",
+         "Les filtres de la piscine sont changés tous les 2 mois.", "duplicate"),
+        ("Die Filter im Becken werden alle zwei Monate gewechselt.",
+         "Die Filter im Becken werden jeden Monat gewechselt.", "contradicts"),
+        ("Die Filter im Becken werden alle zwei Monate gewechselt.",
+         "Die Filter im Becken werden alle 2 Monate gewechselt.", "duplicate"),
+    ],
+)  # fmt: skip
+def test_how_often_is_read_in_the_lessons_own_language(
+    content: str, other: str, expected: str
+) -> None:
+    assert relation(content, other, similarity=0.8).value == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("alle drei Jahre", "every 3 years"),
+        ("jedes Jahr", "every year"),
+        ("tous les deux mois", "every 2 months"),
+        ("toutes les 4 heures", "every 4 hours"),
+        ("cada dos semanas", "every 2 weeks"),
+        ("ogni giorno", "every day"),
+        ("a cada três anos", "every 3 years"),
+        ("om de drie weken", "every 3 weeks"),
+        ("wird jährlich geprüft", "wird every year geprüft"),
+        # not how often: "all" in German, a time in Italian
+        ("alle neuen Jahre", "alle neuen Jahre"),
+        ("alle Mitarbeiter", "alle Mitarbeiter"),
+        ("alle 7 ore", "alle 7 ore"),
+    ],
+)
+def test_how_often_as_other_languages_say_it(text: str, read: str) -> None:
+    from memory.judge.text import _how_often
+
+    assert _how_often(text) == read
+
+
+@pytest.mark.parametrize(
     ("text", "read"),
     [
         ("até às 13h00", "até às 13:00"),
