@@ -1615,6 +1615,11 @@ def test_a_pair_in_two_languages_is_read_by_its_values(
          "Die Filter im Becken werden jeden Monat gewechselt.", "contradicts"),
         ("Die Filter im Becken werden alle zwei Monate gewechselt.",
          "Die Filter im Becken werden alle 2 Monate gewechselt.", "duplicate"),
+        # a short Italian sentence, read as Italian by its little words
+        # ("ogni", "si"): before, it was English, and two months against six
+        # a restatement
+        ("I filtri della piscina si cambiano ogni due mesi.",
+         "I filtri della piscina si cambiano ogni sei mesi.", "contradicts"),
     ],
 )  # fmt: skip
 def test_how_often_is_read_in_the_lessons_own_language(
@@ -1768,3 +1773,20 @@ def test_one_common_value_across_languages_folds_nothing_far_away() -> None:
         )
         is Relation.DUPLICATE
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("I filtri della piscina si cambiano ogni due mesi.", True),
+        ("Nella vasca interna il pH va misurato ogni 2 ore.", True),
+        # English, with words Italian writes too
+        ("Ask Ed about the build.", False),
+        ("The mai tai recipe is in the wiki.", False),
+        ("I rotate the keys every two months.", False),
+    ],
+)
+def test_a_short_italian_sentence_is_read_as_another_language(text: str, other: bool) -> None:
+    from memory.language import other_language
+
+    assert other_language(text) is other
