@@ -97,14 +97,14 @@ class Readings:
         finally:
             model.known = None
 
-    def update(self, texts: Sequence[str] | None = None) -> int:
-        """Read the texts the store lacks (the sets' by default) and write
-        them as a new shard. Returns how many."""
+    def update(self) -> int:
+        """Read the sets' texts the store lacks and write them as a new
+        shard. Returns how many."""
         model = self.model()
         if model.meta() is None:
             raise SystemExit(f"{model.what} is off: nothing to store")
         here = self.store()
-        new = here.missing(self.texts() if texts is None else texts)
+        new = here.missing(self.texts())
         if not new:
             return 0
         return here.add(new, self._rows(model.logits)(new))
@@ -141,8 +141,8 @@ def screen_texts() -> list[str]:
     return list(dict.fromkeys(read_as(text) for text in lessons))
 
 
-JUDGE = Readings("memory.judge.reader", lambda: pair_texts(), 3, "pair readings")
-SCREEN = Readings("memory.guard.reader", lambda: screen_texts(), 1, "screen readings")
+JUDGE = Readings("memory.judge.reader", pair_texts, 3, "pair readings")
+SCREEN = Readings("memory.guard.reader", screen_texts, 1, "screen readings")
 READERS = (JUDGE, SCREEN)
 
 

@@ -13,8 +13,8 @@ Nothing here knows about candidates or verdicts; it only reads one text.
 from __future__ import annotations
 
 import decimal
+import functools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -439,8 +439,8 @@ _CLOCK_RANGE_START = re.compile(
 # A time of day as French, Spanish, Portuguese and Italian write it ("à 11h00",
 # "até às 13h", "a las 9h30"): only after a word that says when, since
 # "2h30" alone is as often a duration (and "après 2h de cuisson" is one);
-# and as the Nordic languages and Polish
-# write it ("kl. 22", "klockan 18.30", "o godz. 7")
+# and as the Nordic languages and Polish write it ("kl. 22", "klockan
+# 18.30", "o godz. 7")
 _CLOCK_H = re.compile(
     r"\b((?:à|às|até|até às|jusqu'à|jusqu’à|dès|avant|après|vers|a las|hasta las|desde las"
     r"|antes de las|después de las|alle|dalle|fino alle|dopo le|prima delle|entro le)\s+)"
@@ -503,22 +503,20 @@ _HOW_OFTEN_ADVERB = [
 ]
 
 
+def _every(m: re.Match[str], *, language: str, unit: str) -> str:
+    """A match of ``_HOW_OFTEN`` as English says it."""
+    if m.group(1) is None:
+        return f"every {unit}"
+    count = alpha2digit(m.group(1), language, threshold=0)
+    if not count.isdigit():
+        return m.group()  # no number: "alle neuen Jahre"
+    return f"every {count} {unit}s" if count != "1" else f"every {unit}"
+
+
 def _how_often(t: str) -> str:
     """Other languages' "every N units" and "every unit" as English says them."""
-
-    def every(language: str, unit: str) -> Callable[[re.Match[str]], str]:
-        def said(m: re.Match[str]) -> str:
-            if m.group(1) is None:
-                return f"every {unit}"
-            count = alpha2digit(m.group(1), language, threshold=0)
-            if not count.isdigit():
-                return m.group()  # no number: "alle neuen Jahre"
-            return f"every {count} {unit}s" if count != "1" else f"every {unit}"
-
-        return said
-
     for language, unit, pattern in _HOW_OFTEN:
-        t = pattern.sub(every(language, unit), t)
+        t = pattern.sub(functools.partial(_every, language=language, unit=unit), t)
     for unit, pattern in _HOW_OFTEN_ADVERB:
         t = pattern.sub(f"every {unit}", t)
     return t
