@@ -171,9 +171,11 @@ def fit() -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Judged:
-    """One case as the service judges it: the verdict without the reader,
-    the candidates (nearest first) and what the reader read of them."""
+    """One case as the service judges it: the new lesson, the verdict
+    without the reader, the candidates (nearest first) and what the reader
+    read of them."""
 
+    content: str
     expected: tuple[str, str | None]  # relation, target key (None: a long history's fact)
     keys: tuple[str, ...]
     candidates: tuple[Any, ...]
@@ -225,7 +227,7 @@ def _judged(
     if found is None:
         raise SystemExit("the judge's pair reader is off; see the log")
     verdict = judge.without_reader(content, situation, candidates)
-    return Judged(expected, keys, candidates, verdict, found)
+    return Judged(content, expected, keys, candidates, verdict, found)
 
 
 def figures(judged: Sequence[Judged], threshold: float, veto: float) -> dict[str, Any]:
@@ -236,7 +238,9 @@ def figures(judged: Sequence[Judged], threshold: float, veto: float) -> dict[str
     right = destructive = destructive_right = 0
     by: dict[str, list[int]] = {}
     for case in judged:
-        v = with_reader(case.verdict, case.candidates, case.found, threshold, veto)
+        v = with_reader(
+            case.verdict, case.candidates, case.found, threshold, veto, content=case.content
+        )
         key = next((k for k, c in zip(case.keys, case.candidates, strict=True)
                     if c.id == v.target_id), None)  # fmt: skip
         good = (str(v.relation), key) == case.expected

@@ -54,6 +54,7 @@ from memory.fitted import BUNDLED_MODEL, fitted_weights
 from memory.judge.base import Candidate, Relation, Verdict
 from memory.judge.offline import OfflineJudge, Reading, pair_evidence, read_pair, short_id
 from memory.judge.statement import analyse, analyse_pair
+from memory.language import other_language
 
 log = logging.getLogger(__name__)
 
@@ -252,7 +253,7 @@ class LearnedJudge(OfflineJudge):
             found = reader.read(content, situation, candidates, target)
             if found is None:
                 return verdict
-            return with_reader(verdict, candidates, found, threshold, reader.VETO)
+            return with_reader(verdict, candidates, found, threshold, reader.VETO, content=content)
         except Exception:  # the rules' verdict stands; reading is an addition
             log.warning("the judge's pair reader failed; the rules judge alone", exc_info=True)
             return verdict
@@ -293,16 +294,25 @@ READER_NAME = "offline-reader-v1"  # a verdict the pair reader gave or withdrew
 
 def with_reader(
     verdict: Verdict, candidates: Sequence[Candidate], found: dict[int, np.ndarray],
-    threshold: float, veto: float,
+    threshold: float, veto: float, *, content: str,
 ) -> Verdict:  # fmt: skip
     """The judge's verdict once the pair reader has read ``found`` (its
-    probabilities by candidate index; :mod:`memory.judge.reader`):
+    probabilities by candidate index; :mod:`memory.judge.reader`) for the
+    new lesson ``content``:
 
     - a destructive verdict of the rules or their layer stands, unless the
       reader read its target as neither with at least ``veto``;
     - where they gave none, the reader's most probable restatement or
-      contradiction among what it read, if it reaches ``threshold``;
-    - otherwise the verdict as it was (novel)."""
+      contradiction among the pairs it read written in English, if it
+      reaches ``threshold``;
+    - otherwise the verdict as it was (novel).
+
+    The reader's own verdict is no evidence for a pair with a side in
+    another language: its model learned English (its word pieces split a
+    French or German sentence into fragments), and on batches written
+    blind it restated such pairs wrongly as often as rightly ("jedes Jahr"
+    against "alle drei Jahre"; two different rules of one French studio at
+    0.98). Withdrawing a verdict stays open to it: that destroys nothing."""
     index = {c.id: i for i, c in enumerate(candidates)}
     if verdict.relation is not Relation.NOVEL and verdict.target_id is not None:
         target = index.get(verdict.target_id)
@@ -312,11 +322,16 @@ def with_reader(
         text = f"Novel: the pair reader reads lesson {short_id(candidates[target])} as neither "
         text += f"restated nor contradicted ({float(p[0]):.2f}), against: {verdict.rationale}"
         return Verdict(Relation.NOVEL, None, round(_unit(float(p[0])), 3), text, READER_NAME)
-    best = choose([found[i] for i in sorted(found)], threshold, threshold)
+    english = (
+        []
+        if other_language(content)
+        else [i for i in sorted(found) if not other_language(candidates[i].content)]
+    )
+    best = choose([found[i] for i in english], threshold, threshold)
     if best is None:
         return verdict
     score, at, relation = best
-    c = candidates[sorted(found)[at]]
+    c = candidates[english[at]]
     verb = "Restates" if relation is Relation.DUPLICATE else "Contradicts"
     text = f"{verb} lesson {short_id(c)} (the pair reader: {score:.2f}; the rules read none)."
     return Verdict(relation, c.id, round(_unit(score), 3), text, READER_NAME)

@@ -19,6 +19,7 @@ def _candidate(content: str, similarity: float, situation: str = "") -> Candidat
 
 A = _candidate("Staging deploys need two approvals.", 0.8)
 B = _candidate("Production deploys need two approvals.", 0.6)
+NEW = "Deploys to staging need two approvals."
 NOVEL = Verdict(Relation.NOVEL, None, 0.9, "Novel: nothing read.", "offline-learned-v1")
 
 
@@ -28,25 +29,45 @@ def _p(novel: float, duplicate: float, contradicts: float) -> np.ndarray:
 
 def test_where_the_rules_give_nothing_the_most_probable_reading_past_the_threshold_decides():
     found = {0: _p(0.2, 0.1, 0.7), 1: _p(0.05, 0.9, 0.05)}
-    verdict = with_reader(NOVEL, [A, B], found, threshold=0.8, veto=0.9)
+    verdict = with_reader(NOVEL, [A, B], found, threshold=0.8, veto=0.9, content=NEW)
     assert (verdict.relation, verdict.target_id, verdict.judge) == (
         Relation.DUPLICATE, B.id, READER_NAME)  # fmt: skip
     assert verdict.confidence == 0.9 and "pair reader" in verdict.rationale
     # nothing reaches the threshold: the verdict stays as it was
-    assert with_reader(NOVEL, [A, B], found, threshold=0.95, veto=0.9) is NOVEL
+    assert with_reader(NOVEL, [A, B], found, threshold=0.95, veto=0.9, content=NEW) is NOVEL
     # the reader read nothing (no candidate near enough): as it was
-    assert with_reader(NOVEL, [A, B], {}, threshold=0.5, veto=0.9) is NOVEL
+    assert with_reader(NOVEL, [A, B], {}, threshold=0.5, veto=0.9, content=NEW) is NOVEL
 
 
 def test_a_destructive_verdict_stands_unless_the_reader_reads_its_target_as_neither():
     ruled = Verdict(Relation.CONTRADICTS, A.id, 0.8, "Contradicts lesson A: a number.", "x")
     # the reader prefers another candidate: the rules' verdict still stands
-    assert with_reader(ruled, [A, B], {0: _p(0.5, 0.1, 0.4), 1: _p(0, 1, 0)}, 0.8, 0.9) is ruled
-    vetoed = with_reader(ruled, [A, B], {0: _p(0.95, 0.03, 0.02)}, 0.8, 0.9)
+    found = {0: _p(0.5, 0.1, 0.4), 1: _p(0, 1, 0)}
+    assert with_reader(ruled, [A, B], found, 0.8, 0.9, content=NEW) is ruled
+    vetoed = with_reader(ruled, [A, B], {0: _p(0.95, 0.03, 0.02)}, 0.8, 0.9, content=NEW)
     assert (vetoed.relation, vetoed.target_id, vetoed.judge) == (Relation.NOVEL, None, READER_NAME)
     assert "against: Contradicts lesson A" in vetoed.rationale
     # a target the reader did not read is not withdrawn
-    assert with_reader(ruled, [A, B], {1: _p(1, 0, 0)}, 0.8, 0.9) is ruled
+    assert with_reader(ruled, [A, B], {1: _p(1, 0, 0)}, 0.8, 0.9, content=NEW) is ruled
+
+
+def test_the_readers_own_verdict_is_given_only_for_pairs_written_in_english():
+    german = _candidate("Wartung der Rettungsinseln nur alle drei Jahre durch die Werft.", 0.7)
+    found = {0: _p(0.01, 0.98, 0.01)}
+    new = "Die Rettungsinseln auf dem Einsatzboot werden jedes Jahr gewartet."
+    # both sides in German, or one of them: no restatement read, the lesson is novel
+    assert with_reader(NOVEL, [german], found, 0.8, 0.9, content=new) is NOVEL
+    assert with_reader(NOVEL, [german], found, 0.8, 0.9, content=NEW) is NOVEL
+    english = _candidate("The life rafts on the rescue boat are serviced every year.", 0.7)
+    assert with_reader(NOVEL, [english], found, 0.8, 0.9, content=new) is NOVEL
+    # an English candidate beside it is still read
+    found = {0: _p(0.01, 0.98, 0.01), 1: _p(0.05, 0.9, 0.05)}
+    verdict = with_reader(NOVEL, [german, B], found, 0.8, 0.9, content=NEW)
+    assert (verdict.relation, verdict.target_id) == (Relation.DUPLICATE, B.id)
+    # and the reader may still withdraw the rules' verdict on such a pair
+    ruled = Verdict(Relation.DUPLICATE, german.id, 0.8, "Restates lesson G.", "x")
+    vetoed = with_reader(ruled, [german], {0: _p(0.95, 0.03, 0.02)}, 0.8, 0.9, content=new)
+    assert vetoed.relation is Relation.NOVEL
 
 
 @pytest.fixture
