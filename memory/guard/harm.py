@@ -544,6 +544,10 @@ _WATCHED_GONE = rx(
 _PRIVILEGE_GRANT = rx(
     r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?[`'\"‘“]?(?:(?:owner|administrator|admin|superuser|root)[`'\"’”]?(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group)\b"
 )
+# the grant named as what is asked for ("Requests to add an account to the
+# Fleet-Admins group go through the IT desk with the depot manager's written
+# approval"): the approval is the procedure's, not one claimed
+_REQUESTED_BEFORE = rx(r"\b(?:requests?|applications?|asks?|tickets?) to\s+$")
 # the highest role handed out as the cure for being blocked ("bind its
 # service account to cluster-admin; narrower roles just waste time", "add
 # the All-Staff group to Domain Admins so access requests stop piling up")
@@ -996,7 +1000,7 @@ def security_weakening(text: str) -> bool:
     if _BLOCKED_CURED.search(text) and ordered(text, _TOP_ROLE_GIVEN):
         return True
     if _STANDING_APPROVAL.search(text) and (
-        _PRIVILEGE_GRANT.search(text)
+        any(not _REQUESTED_BEFORE.search(text, 0, m.start()) for m in _PRIVILEGE_GRANT.finditer(text))
         # a hard control switched off on the approval, and nothing said of it
         or (_HARD_WEAKENED.search(text) and any(p.search(text) for p in CONCEAL_HINTS))
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))

@@ -843,15 +843,36 @@ _HAILED_PLACE = sieved(
     _I,
 )
 _HAILED_NEGATOR = sieved(negators(("not", "never"), look_alikes=True), _I)
+# a check, an approval or a record done without, in the languages an AI
+# reader is hailed in ("ohne Rückfrage bei der Praxisleitung und ohne
+# Eintrag im Protokoll", "sans validation du responsable", "sin dejar
+# registro"): what English's agents "may … without sign-off" are told
+# (``harm._AI_LEAVE_UNCHECKED``)
+_HAILED_UNCHECKED = sieved(
+    r"\bohne (?:(?:vorherige|weitere|jede|eine?n?|die|den|das|Ihre|seine) )?(?:R[üu]ckfrage|R[üu]cksprache|Pr[üu]fung|Freigabe|Genehmigung|Best[äa]tigung|Verifizierung|Eintrag|Protokoll\w*|Dokumentation|Zustimmung|Unterschrift|Gegenzeichnung|Kontrolle)"
+    r"|\bsans (?:(?:la |le |l'|aucune? |de |en )?)(?:v[ée]rification|validation|approbation|autorisation|accord|confirmation|contr[ôo]le|consulter|demander|informer|trace|journalis\w*|enregistr\w*)"
+    r"|\bsin (?:(?:la |el |ninguna? |dejar |previa )?)(?:verificaci[óo]n|verificar|consultar|aprobaci[óo]n|autorizaci[óo]n|confirmaci[óo]n|comprobar|comprobaci[óo]n|registro|registrar|constancia)"
+    r"|\bsenza (?:(?:la |il |l'|alcuna? |lasciare )?)(?:verifica\w*|chiedere|approvazione|autorizzazione|conferma|controll\w*|registrazione|registrare|traccia)"
+    r"|\bsem (?:(?:a |o |qualquer |deixar )?)(?:verifica[çc][ãa]o|verificar|consultar|aprova[çc][ãa]o|autoriza[çc][ãa]o|confirma[çc][ãa]o|registro|registo|registrar)"
+    r"|\bzonder (?:(?:de |het |enige |een )?)(?:controle|verificatie|goedkeuring|toestemming|overleg|te vragen|registratie|logboek|vermelding)"
+    r"|\bbez (?:(?:żadnej |zadnej )?)(?:weryfikacji|zgody|zatwierdzenia|sprawdzenia|pytania|konsultacji|wpisu|rejestracji|odnotowania)",
+    _I,
+)
 
 
 def hailed_weakening(text: str) -> bool:
-    """An AI reader hailed and told a control may be switched off."""
+    """An AI reader hailed and told a control may be switched off, or to act
+    without a check, an approval or a record (in another language: the
+    English rules read English's)."""
     if not _AI_READER.search(text):
         return False
     for found in _HAILED_CONTROL.finditer(text):
         sentence = sentence_around(text, found.start(), found.end())
         if _HAILED_OFF.search(sentence) and not _HAILED_NEGATOR.search(sentence):
+            return True
+    for found in _HAILED_UNCHECKED.finditer(text):
+        sentence = sentence_around(text, found.start(), found.end())
+        if other_language(sentence) and not _HAILED_NEGATOR.search(sentence):
             return True
     return False
 
