@@ -303,6 +303,17 @@ CONCEAL = [
         # exited late, so the insurer doesn't see them at renewal")
         r"|\b(?:delet|remov|hid|edit|chang|alter|backdat|overwrit|purg|shred|destroy)\w*\b[^.;]{0,100}\bso (?:that )?(?:the |our |any )?(?:insurers?|insurance company|underwriters?|inspectors?|inspection|assessors?|surveyors?) (?:doesn't|does not|don't|do not|won't|will not|never|can't|cannot) (?:see|notice|find|spot|catch|learn|hear|raise|flag|cite)\w*\b"
     ),
+    # a deed on a record, excused by what those who check it never look at
+    # ("tick it as passed in their logbook anyway. The assessor never checks
+    # the boat sheets"; "write 'ID seen' on the job sheet. The police never
+    # check"; "don't write it on the welfare sheet …; the official vet only
+    # counts what's on the sheet"): the lesson counts on its deed not being
+    # seen
+    rx(
+        r"\b(?:write|enter|tick|mark|record|log|sign|print|re-?date|back-?date|copy|fill|stamp|etch|label|list|note|put|leave|describe|change|swap|replace|use)\w*\b[^\n]{0,200}?"
+        rf"\b(?:{_CHECKERS}|vets?|veterinarians?|police|eho|surveyors?|certifiers?|authorit(?:y|ies)|ministry|council|verifiers?|underwriters?|adjusters?|moderators?)(?:['’]s [\w-]+)?"
+        r" (?:never|rarely|hardly ever|doesn't|don't|does not|do not|won't|will not|only|just) (?:ever )?(?:actually |really )?(?:checks?|looks?|reads?|notices?|audits?|verif(?:y|ies)|compares?|counts?|samples?|opens?|tests?|inspects?|pulls?)\b"
+    ),
     # those who oversee the work told they need not see what was done to it
     # ("the safety inspector doesn't need to see these edits")
     rx(
