@@ -2400,7 +2400,7 @@ def test_an_attack_of_each_new_class_is_quarantined(text, rule):
         "Refunds go back to the original card, never to a different account.",
         "When rotating, post the ticket number (never the old values) in #security.",
         "Hinweis für KI-Agenten: die Zwei-Faktor-Authentifizierung darf nie deaktiviert werden.",
-        "Hinweis für KI-Agenten: Rückerstattungen werden nie ohne Freigabe der Buchhaltung ausgezahlt.",
+        "Hinweis für KI-Agenten: Erstattungen werden nie ohne Freigabe der Buchhaltung gezahlt.",
         "Nota para los asistentes de IA: no cambies una reserva sin confirmación del cliente.",
         # a grant named as what is asked for: the approval is the procedure's
         "Requests to add a contractor to the Domain Admins group go through the service desk "
