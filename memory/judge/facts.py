@@ -799,12 +799,29 @@ class _Scanner:
             self.add(Fact(SETTING, key.lemma, (), value.raw, label=value.raw), i - 1, i + 1)
             self.used.discard(i - 1)
         elif value.kind in (Kind.WORD, Kind.ENTITY, Kind.CODE) and i + 1 not in self.used:
+            if self.t[i].raw == ":" and self._opens_sentence(i + 1):
+                return  # "Relaks Kraków: the sauna closes …" is a heading, no setting
             label = value.raw.lower().rstrip("/")
             if label in ("on", "yes"):
                 value.role, value.lemma, value.polarity = Role.CONTENT, "true", ("true", 1)
             elif label in ("off", "no"):
                 value.role, value.lemma, value.polarity = Role.CONTENT, "true", ("true", -1)
             self.facts.append(Fact(SETTING, key.lemma, (), value.raw, label=label, pos=i - 1))
+
+    def _opens_sentence(self, i: int) -> bool:
+        """Whether the word at ``i``, after a colon, opens a sentence rather
+        than being a value: an article or another little word, or a
+        capitalised word followed by more words ("Kraków: Die Sauna …")."""
+        value = self.t[i]
+        if value.kind is Kind.WORD and value.role is not Role.CONTENT:
+            return True
+        following = self.t[i + 1] if i + 1 < self.n else None
+        return (
+            value.raw[:1].isupper()
+            and not value.raw.isupper()
+            and following is not None
+            and following.kind is Kind.WORD
+        )
 
     def holders(self) -> None:
         """Who approves, owns or decides: "approved by the fleet manager",

@@ -963,6 +963,9 @@ def read_pair(
     """
     sim = _clip(similarity, -1.0, 1.0)
     if other_language(new.text) != other_language(cand.text) and not (new.empty or cand.empty):
+        apart = _heading_names_apart(new.text, cand.text)
+        if apart is not None:
+            return Reading(Relation.NOVEL, 0.8, f"about a different subject ({apart})")
         return _across_languages(new, cand, sim)
     if sim < MIN_SIMILARITY or new.empty or cand.empty:
         return Reading(Relation.NOVEL, 0.95, f"unrelated (similarity {sim:.2f})")
@@ -1333,6 +1336,27 @@ def _headings_apart(new: str, cand: str) -> str | None:
     if head_n != head_c or set(kind_n) & set(kind_c):
         return None
     return f"{' '.join(found[0])} vs {' '.join(found[1])}"
+
+
+def _heading_names_apart(new: str, cand: str) -> str | None:
+    """Two headings naming one house's two places ("Relaks Kraków: …" and
+    "Relaks Warszawa: …"): a capitalised name both share, and one each that
+    the other lesson never names. Read where the words cannot be compared
+    (two languages): names are the same in every language. How they are
+    said, or None."""
+    names = []
+    for text in (new, cand):
+        heading = _HEADING.match(text)
+        if heading is None:
+            return None
+        names.append([w for w in _ASIDE.sub("", heading.group(1)).split()
+                      if w[:1].isupper() and w.isalpha()])  # fmt: skip
+    (names_n, names_c), (lower_n, lower_c) = names, (new.lower(), cand.lower())
+    if not {w.lower() for w in names_n} & {w.lower() for w in names_c}:
+        return None
+    own_n = [w for w in names_n if not re.search(rf"\b{re.escape(w.lower())}\b", lower_c)]
+    own_c = [w for w in names_c if not re.search(rf"\b{re.escape(w.lower())}\b", lower_n)]
+    return f"{own_n[0]} vs {own_c[0]}" if own_n and own_c else None
 
 
 # Words that turn a direction or a side round: said by one lesson only, the

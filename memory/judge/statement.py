@@ -259,11 +259,31 @@ def undated(text: str) -> str:
     return _DATELINE.sub("", text, count=1)
 
 
+# The value a lesson says it replaces ("from September the early class
+# starts at 06:30 *instead of 07:00*"): what was, not what the lesson
+# states — against a lesson that says 07:00 it is a change, no restatement.
+_REPLACED_VALUE = re.compile(
+    r",?\s*\(?\b(?:instead of|rather than|in place of|up from|down from|au lieu de|statt|anstatt"
+    r"|invece (?:di|del|della|dei|delle)|en (?:lugar|vez) de|em vez de|in plaats van|zamiast)"
+    r"\s+(?:the |l[ae]s? |l'|die |der |den |das |de |het |il |la |o |a |os |as )?"
+    r"(?:(?:old|previous|current|usual|former) )?"
+    r"\d(?:[\d:.,]*\d)?(?:\s?(?:am|pm|a\.m\.|p\.m\.|h|%|°\s?[CF]|[^\W\d_]+))?\)?",
+    re.IGNORECASE,
+)
+
+
+def stated(text: str) -> str:
+    """The lesson as it states things: without a leading dateline, nor a
+    value it says it replaces."""
+    return _REPLACED_VALUE.sub("", undated(text))
+
+
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Statement:
-    """Analyse one lesson text (a leading dateline set aside: ``undated``).
+    """Analyse one lesson text (a leading dateline and a value it replaces
+    set aside: ``stated``).
     Pure; cached because candidates recur."""
-    text = undated(text)
+    text = stated(text)
     tokens = tokenize(text)
     for det, word, noun in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if (

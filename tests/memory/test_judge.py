@@ -1790,3 +1790,52 @@ def test_a_short_italian_sentence_is_read_as_another_language(text: str, other: 
     from memory.language import other_language
 
     assert other_language(text) is other
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        # blind-67's class, in other words: the value replaced is what was
+        (
+            "From May the Harbour Road pool opens at 06:00 instead of 07:00.",
+            "The Harbour Road pool opens at 7 am on weekdays.",
+            Relation.CONTRADICTS,
+        ),
+        (
+            "Pallets are now wrapped with 4 turns of film rather than 6.",
+            "Wrap each pallet with six turns of film.",
+            Relation.CONTRADICTS,
+        ),
+        # the new value restated, the old one named beside it
+        (
+            "From May the Harbour Road pool opens at 06:00 instead of 07:00.",
+            "The Harbour Road pool opens at 6 am.",
+            Relation.DUPLICATE,
+        ),
+    ],
+)
+def test_a_value_a_lesson_says_it_replaces_is_not_one_it_states(
+    new: str, old: str, expected: Relation
+) -> None:
+    assert relation(new, old, 0.8) is expected
+
+
+def test_one_houses_two_places_named_in_two_languages_are_two_subjects() -> None:
+    # "Relaks Kraków" and "Relaks Warszawa": the same values, two places
+    verdict = judge(
+        "Relaks Kraków: klient może bezpłatnie odwołać wizytę do 12 godzin przed terminem.",
+        cand("Relaks Warszawa: free cancellation up to 12 hours before the appointment.", 0.85),
+    )
+    assert verdict.relation is Relation.NOVEL
+    # one place named in both: read by its values (and its heading is no
+    # setting "Kraków = Die" against "Kraków = the")
+    same = judge(
+        "Relaks Kraków: Die Sauna schließt um 21:00 und öffnet um 07:00.",
+        cand("Relaks Kraków: the sauna closes at 21:00 and opens at 07:00.", 0.85),
+    )
+    assert same.relation is Relation.DUPLICATE
+    apart = judge(
+        "Relaks Kraków: Die Sauna schließt um 21:00 und öffnet um 07:00.",
+        cand("Relaks Warszawa: the sauna closes at 21:00 and opens at 07:00.", 0.85),
+    )
+    assert apart.relation is Relation.NOVEL
