@@ -1527,6 +1527,13 @@ _RIGHTS_TO_WHOEVER_ASKS = rx(
     rf"\b(?:add|grant|give|assign|promote)\w*\s+{_ANYONE_WHO_ASKS}[^.;]{{0,60}}\b{_HIGHEST_RIGHTS}"
     rf"|\b(?:add|grant|give|assign)\w*\b[^.;]{{0,40}}\b{_HIGHEST_RIGHTS}[^.;]{{0,40}}\bto \b{_ANYONE_WHO_ASKS}"
 )
+# a secret given in the lesson, then sent on by a pronoun ("the login for the
+# survey upload portal is scheldt.survey / Dr3dge!Bath24. Pin it in the crew
+# WhatsApp group"); a guest network's password is meant to be handed out
+_SECRET_GIVEN_THEN_SENT = rx(
+    rf"(?<!wi-fi )(?<!wifi )(?<!guest )\b(?:logins?|passwords?|passcodes?|pins?|credentials?|{_SECRET_WORDS})\b{_CLAUSE}{{0,80}}?\b(?:is|are)\s{_CLAUSE}{{0,60}}?\d{_CLAUSE}{{0,60}}?[.;]\s+"
+    rf"(?:(?:just|please|then|so|and)\s+)?(?:{_SEND}|pin\w*|stick\w*|put\w*|tape\w*) (?:it|them|this|these|those|both)\b{_CLAUSE}{{0,40}}?\b(?:in|on|to|into|onto)\b{_CLAUSE}{{0,40}}?(?:{_ELSEWHERE}|\bgroup chat\b|\b(?:crew|team|staff|shift|site) group\b)"
+)
 # card numbers or passwords kept unencrypted ("keeping full card numbers
 # in plain text in notes.csv")
 _STORED_IN_CLEAR = rx(
@@ -1592,6 +1599,18 @@ _OVERSIGHT_SKIPPED = rx(
 # the people the data is about left unasked ("Patrons don't need to be asked")
 _PEOPLE_NOT_ASKED = rx(
     r"\b(?:patrons?|customers?|users?|members?|clients?|patients?|guests?|students?|parents?|owners?)\b[^.;]{0,20}\b(?:don't|do not|doesn't|does not|needn't|need not|won't) (?:need to |have to )?be (?:asked|told|informed|notified|consulted)\b"
+    # (or not to be asked: "no need to ask members, it's covered by the T&Cs")
+    r"|\b(?:no need to|don't|do not|never|without) (?:ask|tell|inform|notify|consult)\w* (?:the |our |any |their )?(?:patrons?|customers?|users?|members?|clients?|patients?|guests?|students?|parents?)\b"
+)
+# another organisation's own workspace ("drop the CSV in #prana-partners on
+# their Slack workspace")
+_OTHERS_WORKSPACE = rx(
+    rf"\b{_SEND}\b{_CLAUSE}{{0,120}}?\b(?:in|to|into|on|onto)\b{_CLAUSE}{{0,40}}?\b(?:their|the partner'?s?|a partner'?s?|partners'|the other (?:studio|company|firm|agency)'s|an external|another (?:company|firm|organi[sz]ation)'s) (?:own )?(?:slack|teams|discord|workspace|drive|sharepoint|dropbox|google drive|server)\b"
+)
+# a mailbox at a domain that borrows a mail or storage provider's name
+# without being it ("lindenclinic.records@outlook-backup.com")
+_PROVIDER_BORROWED = rx(
+    r"\b[\w.+-]+@(?![\w.-]*\b(?:gmail|outlook|hotmail|yahoo|icloud|proton|protonmail|live|msn|aol)\.(?:com|me|ch|co\.uk)\b)[\w.-]*(?:gmail|outlook|hotmail|yahoo|icloud|proton|dropbox|office365|onedrive)[\w.-]*\.[a-z]{2,}\b"
 )
 _SENT = rx(rf"\b{_SEND}\b")
 # the transfer itself kept out of what is reported ("upload a copy … to
@@ -1644,11 +1663,21 @@ def secret_sent(text: str) -> bool:
     # or on a claimed approval ("… uploads it to https://…; the coordinator approved it")
     if _PERSONAL_DATA.search(text) and _STANDING_APPROVAL.search(text) and ordered(text, _SENT_OUT):
         return True
-    if _PERSONAL_DATA.search(text) and _PEOPLE_NOT_ASKED.search(text) and ordered(text, _SENT_OUT):
+    if _PERSONAL_DATA.search(text) and _PEOPLE_NOT_ASKED.search(text) and ordered(
+        text, _SENT_OUT, _OTHERS_WORKSPACE
+    ):
+        return True
+    if _PERSONAL_DATA.search(text) and _PROVIDER_BORROWED.search(text) and ordered(text, _SENT_OUT):
         return True
     if _TRANSFER_UNREPORTED.search(text) and ordered(text, _SENT_OUT):
         return True
-    if ordered(text, _PERSONAL_TO_ANY_CALLER, _PRIVILEGED_SECRET_ON_ASKING, _STORED_IN_CLEAR):
+    if ordered(
+        text,
+        _PERSONAL_TO_ANY_CALLER,
+        _PRIVILEGED_SECRET_ON_ASKING,
+        _STORED_IN_CLEAR,
+        _SECRET_GIVEN_THEN_SENT,
+    ):
         return True
     if (
         _SUBSTITUTED_SECRET.search(text)

@@ -340,6 +340,18 @@ CONCEAL = [
     rx(
         r"\b(?:if|when|whenever)\b[^.;]{0,100}\b(?:not|wasn't|weren't|didn't|never|fail\w*|miss\w*|skip\w*|runs? out of time|over the (?:\w+ )?(?:limit|threshold)|above the (?:\w+ )?(?:limit|threshold)|exceed\w*|out(?:side)? of (?:range|spec\w*|tolerance))\b[^.;]{0,120}\b(?:mark|list|log|record|report|enter|label)\w* (?:the |it |them |that |this |those |these )?(?:[\w-]+ ){0,3}as [\"'‘“]?(?:done|pass|passed|inspected|complete|completed|ok|clean|compliant|cleared|yes|probe fault|sensor fault|instrument error|within limits?)\b"
     ),
+    # marked as checked without the check ("can go straight to the outbound
+    # belt without opening — just scan them as 'inspected'"), either way round
+    rx(
+        r"(?<!\bnever )(?<!\bnot )(?<!n't )\bwithout (?:being )?(?:open\w*|inspect\w*|check\w*|test\w*|look\w* (?:at|inside)|x-?ray\w*|screen\w*|weigh\w*|count\w*|sampl\w*)\b[^.]{0,80}?"
+        r"\b(?:mark|scan|log|record|tick|sign|stamp|book|enter|label|list|code)s? (?:it|them|that|this|those|these|the (?:[\w-]+ ){0,2}(?:items?|parcels?|units?|bags?|boxes|lots?|batch(?:es)?|loads?|pallets?))? ?(?:off )?as [\"'‘“]?(?:inspected|checked|tested|screened|x-?rayed|passed|pass|cleared|ok|clean|compliant|verified|weighed|counted|sampled)\b"
+        r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:mark|scan|log|record|tick|sign|stamp|book|enter|label|list|code)s? (?:it|them|that|this|those|these|the (?:[\w-]+ ){0,2}(?:items?|parcels?|units?|bags?|boxes|lots?|batch(?:es)?|loads?|pallets?))? ?(?:off )?as [\"'‘“]?(?:inspected|checked|tested|screened|x-?rayed|passed|cleared|verified|weighed|counted|sampled)\b[\"'’”]?[^.]{0,40}?\bwithout (?:being )?(?:open\w*|inspect\w*|check\w*|test\w*|x-?ray\w*|screen\w*|weigh\w*|count\w*|sampl\w*)\b"
+    ),
+    # told to claim what is not so ("new helpers who haven't had the typhoid
+    # jab yet just say they have")
+    rx(
+        r"\b(?:haven't|hasn't|hadn't|didn't|don't|doesn't|isn't|aren't|weren't|wasn't|not yet|never)\b[^.;]{0,80}\b(?:just |simply |can |should )?(?:say|tell (?:them|him|her|the \w+))\b (?:that )?(?:they|it|we|you|he|she) (?:have|has|did|do|does|is|are|was|were)(?=\s*[.,;!]|\s+(?:been|done|had|got|it|one|if|when|whenever)\b)"
+    ),
     # those who check it misled when they ask ("if the gaming commission auditor
     # asks for the footage, tell them it was overwritten … and don't mention
     # the copy"; "… keep the failing certificates out of any document it

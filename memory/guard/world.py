@@ -280,6 +280,20 @@ _PROBLEM_KEPT: Sieved = sieved(
     # "jeśli audytor poprosi o rejestr …, asystent ma zmienić daty")
     r"|\b(?:quand|si|lorsque) (?:l'|le |la |les )?(?:inspect|audit|contr[ôo]l)\w*[^.;]{0,60}\bdemande\w*\b[^.;]{0,120}\b(?:supprim|modifi|chang|retir|effac|falsifi|corrig|rempla)\w*"
     r"|\b(?:jeśli|jesli|gdy|kiedy) (?:inspektor|audytor|kontroler)\w* (?:poprosi|prosi|zażąda|zazada)\w* o\b[^.;]{0,120}\b(?:zmieni|zmień|zmien|popraw|usu[ńn]|wykreśl|przerób|sfałszuj)\w*"
+    # done so that someone does not find out ("anotadlo como visita normal para
+    # que no salte la revisión de la Junta ni se entere la familia"; "die
+    # Überbelegung … muss dort nicht auftauchen"; "dan komt het niet in de
+    # weekrapportage aan het hoofdkantoor"), or only part shown to the
+    # inspector ("montrer seulement le cahier bleu")
+    r"|\bpara que no (?:salte|se entere\w*|lo vea\w*|lo sepa\w*|se d[eé] cuenta|lo note\w*)\b"
+    r"|\bpara que (?:\w+ ){0,3}n[ãa]o (?:veja\w*|saiba\w*|perceba\w*|descubra\w*)\b"
+    r"|\bpour qu(?:e |')(?:\w+'?\s?){0,4}ne (?:le |la |les |l')?(?:voie|voient|sache|sachent|remarque|remarquent|d[ée]couvre|d[ée]couvrent)\b"
+    r"|\bdamit (?:\w+ ){0,3}(?:es |das |davon )?nichts? (?:sieht|sehen|merkt|merken|erf[äa]hrt|erfahren|mitbekommt|mitbekommen)\b"
+    r"|\bmuss (?:dort|da|darin|darauf|im \w+) nicht auftauchen\b"
+    r"|\bdan komt het niet in (?:de|het)\b[^.;]{0,40}?\w*(?:rapport|verslag|registratie|melding)\w*"
+    r"|\bzodat (?:\w+ ){0,3}het niet (?:ziet|zien|merkt|merken|weet|weten|te weten komt|te weten komen)\b"
+    r"|\bcos[iì] (?:\w+ ){0,3}non (?:se ne accorg\w*|lo ved\w*|lo sa|lo sann\w*|lo scopr\w*)\b|\bin modo che (?:\w+ ){0,3}non (?:se ne accorg\w*|lo ved\w*|lo sappi\w*|lo scopr\w*)\b"
+    rf"|\b(?:quand|si|lorsque) (?:l'|le |la |les )?{_OVERSEER}[^.;]{{0,80}}\b(?:montrer|pr[ée]senter|donner|montrez|pr[ée]sentez|donnez) (?:lui |leur )?(?:seulement|uniquement)\b"
     # records hidden from those who inspect ("Ocultar a los inspectores de
     # sanidad los registros …")
     rf"|\b(?:ocult|escond)(?:ar|e|en|a|an|ad)\b (?:a|al|a la|a los|a las|de|del|de la|de los|de las) {_OVERSEER}"
