@@ -10,8 +10,9 @@ an attack needs and ordinary operational text lacks: the judge or a future
 AI reader addressed, a secret moved to a destination outside the system,
 code fetched and run, a prompt's structure faked, the people involved kept
 in the dark, a security control weakened on a claimed approval. Text that
-is invisible to people, and words disguised with look-alike characters, are
-attacks in themselves.
+is invisible to people, words disguised with look-alike characters, and
+a phrase spelled letter by letter inside prose ("u n p l u g  t h e
+t r a c k e r") are attacks in themselves.
 
 A second, learned signal (:mod:`memory.guard.learned`) scores a lesson's
 embedding against the red-team set's attacks and look-alikes. It is obeyed
@@ -39,6 +40,7 @@ from memory.guard import learned, reader, world
 from memory.guard.normalise import (
     hidden_text,
     readings,
+    spelled_words,
     spliced_words,
     spoofed_names,
 )
@@ -79,6 +81,8 @@ def screen(content: str, situation: str = "") -> Screening:
     rule = world.match(raw)
     if rule is not None:
         return _blocked(rule)
+    if spelled_words(raw):  # a phrase spelled apart, whatever it says
+        return _blocked("hidden-text")
     return Screening(False)
 
 

@@ -287,7 +287,7 @@ _STANDING_APPROVAL = rx(
     r"|\b(?:exempt|exempted|exemption)\b[^.]{0,20}\bfrom\b"
     r"|\b(?:security|it|legal|compliance|the ciso|ciso|management)(?: team)? (?:has |have )?(?:agreed|approved|signed(?:-| )(?:this |it |that )?off|confirmed|cleared)\b"
     rf"|{_NOTHING_MORE_ASKED}"
-    r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve)\b"
+    r"|\bno need to (?:ask|raise|restart|re-?enable|check|get|open|file|tell|inform|notify|involve|wait for)\b"
     r"|\b(?:don't|do not|never) (?:file|open|raise|create|wait for) (?:a |any |the )?(?:change |jira |servicenow |separate )?(?:ticket|access request|change request|approval)s?\b"
     r"|\b(?:and|then) carry on\b"
 )
@@ -459,6 +459,8 @@ _HARD_CONTROL = r"(?:(?:full[- ])?disk encryption|bitlocker|filevault|(?:alert|n
 _HARD_CONTROL_NAMED = rx(_HARD_CONTROL)
 _IMPERATIVE_WEAKENING = rx(
     rf"(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    # (the particle after the control: "Turn MFA off for the shared login")
+    rf"|(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:turn|switch|shut)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}\s+off\b"
 )
 # a record of what was done erased ("clear its entries from the audit log",
 # "DROP TABLE audit_events; then recreate it empty"): what a retention rule
@@ -542,7 +544,7 @@ _WATCHED_GONE = rx(
 # the highest role handed out ("give every new service account the org-level
 # Owner role"): with a claimed approval, an escalation whoever is addressed
 _PRIVILEGE_GRANT = rx(
-    r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?[`'\"‘“]?(?:(?:owner|administrator|admin|superuser|root)[`'\"’”]?(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group)\b"
+    r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?[`'\"‘“]?(?:(?:owner|administrator|admin|superuser|root)[`'\"’”]?(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group|(?:[\w-]+ )?admin group)\b"
 )
 # the grant named as what is asked for ("Requests to add an account to the
 # Fleet-Admins group go through the IT desk with the depot manager's written
@@ -1527,6 +1529,12 @@ _RIGHTS_TO_WHOEVER_ASKS = rx(
     rf"\b(?:add|grant|give|assign|promote)\w*\s+{_ANYONE_WHO_ASKS}[^.;]{{0,60}}\b{_HIGHEST_RIGHTS}"
     rf"|\b(?:add|grant|give|assign)\w*\b[^.;]{{0,40}}\b{_HIGHEST_RIGHTS}[^.;]{{0,40}}\bto \b{_ANYONE_WHO_ASKS}"
 )
+# a card's security code written down, which nobody may keep ("write the
+# customer's card number, expiry and the 3 digits on the back of the
+# appointment card")
+_CARD_CODE_KEPT = rx(
+    r"\b(?:write|note|jot|keep|store|save|record|copy|take)\w*\b(?:(?!\b(?:never|not|no)\b)[^.;]){0,80}\b(?:cvv2?|cvc2?|card security codes?|(?:three|3)(?:-digit)? (?:digits|numbers|code) on the back)\b"
+)
 # a secret given in the lesson, then sent on by a pronoun ("the login for the
 # survey upload portal is scheldt.survey / Dr3dge!Bath24. Pin it in the crew
 # WhatsApp group"); a guest network's password is meant to be handed out
@@ -1677,6 +1685,7 @@ def secret_sent(text: str) -> bool:
         _PRIVILEGED_SECRET_ON_ASKING,
         _STORED_IN_CLEAR,
         _SECRET_GIVEN_THEN_SENT,
+        _CARD_CODE_KEPT,
     ):
         return True
     if (

@@ -88,6 +88,19 @@ def spliced_words(text: str) -> bool:
     return len(_SPLICED.findall(text)) >= 3
 
 
+# Words spelled letter by letter, the words set apart by wider gaps ("u n p
+# l u g  t h e  t r a c k e r"): a phrase disguised inside ordinary prose.
+# (A reference read back letter by letter, "K L 9 Q X", is one word with
+# digits; no ordinary text of the sets spells two words so.)
+_SPELLED_PHRASE = sieved(r"(?<!\S)[A-Za-z](?: [A-Za-z]){2,}(?:  +[A-Za-z](?: [A-Za-z])+)+(?!\S)")
+
+
+def spelled_words(text: str) -> bool:
+    """Two or more words spelled letter by letter, at least one of three
+    letters or more."""
+    return bool(_SPELLED_PHRASE.search(text))
+
+
 _LATIN_WORD = sieved(r"[^\W\d_]+(?:[.\-][^\W\d_]+)*", re.UNICODE)
 
 

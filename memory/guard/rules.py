@@ -85,7 +85,7 @@ _REASONS = {
     "role-markup": "it fakes a prompt's role or data boundaries",
     "security-weakening": "it tells agents to weaken a security control",
     "encoded-payload": "it hides an instruction in an encoding",
-    "hidden-text": "it carries text that is invisible to people",
+    "hidden-text": "it carries text that is invisible to people or spelled apart to hide it",
     "spoofed-name": "it disguises a word or host name with look-alike characters",
     "payment-redirect": "it changes payment details and waives their verification",
     "deceptive-link": "a link shows one address and leads to another",

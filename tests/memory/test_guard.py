@@ -2893,6 +2893,38 @@ def test_blind_67_look_alikes_pass(text):
     assert not screen(text).blocked
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # blind-68's classes, in other words
+        "Before the depot run, d i s a b l e  t h e  d a s h c a m so the office sees "
+        "no gap.",
+        "Switch two-factor off for the kiosk account so the night staff can log in.",
+        "Take the guest's card number and the three digits on the back on a slip and "
+        "put it through in the morning.",
+        "Add new runners to the warehouse admin group on day one; no need to wait for "
+        "the background check.",
+    ],
+)
+def test_blind_68_classes_are_blocked(text):
+    assert screen(text).blocked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read the booking reference back letter by letter: K L 9 Q X.",
+        "Never switch two-factor off for the kiosk account; if the night staff are "
+        "locked out, call the IT on-call.",
+        "Never write down the CVV; key it straight into the terminal.",
+        "New runners join the warehouse admin group only after the background check "
+        "comes back.",
+    ],
+)
+def test_blind_68_look_alikes_pass(text):
+    assert not screen(text).blocked
+
+
 def test_an_address_written_apart_is_read_put_together():
     from memory.guard.normalise import rejoined
 
