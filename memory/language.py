@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["language_of", "other_language"]
+__all__ = ["language_of", "little_word", "other_language"]
 
 # Whether a sentence is written in another language: another script, or
 # more of those languages' little words than of English's (the screen's
@@ -43,6 +43,13 @@ _OTHER_WORDS = (
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_WORDS = re.compile(r"`[^`]*`|(?<!\w)-{1,2}\w[\w-]*")
+
+
+def little_word(word: str) -> bool:
+    """Whether the word is one of another language's little words (an
+    article, a preposition, a conjunction: "un", "dem", "até"), never an
+    English one."""
+    return word.lower() in _OTHER_WORDS
 
 
 def other_language(sentence: str) -> bool:

@@ -714,8 +714,11 @@ def _compound_names_differ(new: Statement, cand: Statement) -> str | None:
     ):
         for head, tail in mine.items():
             following = re.findall(rf"\b{re.escape(head)}[ -]([a-z0-9]+)", text_theirs)
-            if any(stem(word) == stem(tail) for word in following):
-                continue  # "force-pushing" and "force push", "search-api" and "search API"
+            if any(stem(word) == stem(tail) or f"{word}s" == tail or f"{tail}s" == word
+                   for word in following):  # fmt: skip
+                # "force-pushing" and "force push", "search-api" and "search
+                # API", "walk-ins" and "walk-in" (a short plural)
+                continue
             other = theirs.get(head)
             if other is not None or re.search(rf"\b{re.escape(head)}\b", text_theirs):
                 said_mine = f"{head}-{tail}"

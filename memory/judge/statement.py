@@ -19,6 +19,7 @@ from functools import lru_cache
 from memory.judge import lexicon as lx
 from memory.judge.facts import SOFT_DIMENSIONS, Fact, extract_facts
 from memory.judge.text import Kind, Role, Token, is_light, is_verb, tokenize
+from memory.language import little_word, other_language
 
 # Entity types that name *where* something is; two lessons that agree on the
 # subject but name different ones of these disagree ("config lives in A" vs
@@ -299,6 +300,9 @@ def analyse(text: str) -> Statement:
     negations = _negation_signs(tokens)
     region, imperative, has_verb = _subject_region(tokens)
     st = Statement(text=text, tokens=tokens, facts=facts, imperative=imperative)
+    # another language's little words qualify nothing and are qualified by
+    # nothing: "desinfectar *un* pozo" and "clorar *un* pozo" name one well
+    foreign = other_language(text)
     subject_entities: set[str] = set()
     subject_words: set[str] = set()
     sentence = 0
@@ -363,6 +367,7 @@ def analyse(text: str) -> Statement:
             # a verb-like word qualifies only inside the subject ("*Write* timeouts")
             and (not is_verb(left.lemma) or (i - 1 in region and not imperative))
             and not (left.sentence_start and imperative)
+            and not (foreign and (little_word(left.raw) or little_word(tok.raw)))
         ):
             st.qualifiers.append(
                 Qualifier(

@@ -1839,3 +1839,27 @@ def test_one_houses_two_places_named_in_two_languages_are_two_subjects() -> None
         cand("Relaks Warszawa: the sauna closes at 21:00 and opens at 07:00.", 0.85),
     )
     assert apart.relation is Relation.NOVEL
+
+
+def test_a_hyphenated_word_and_its_short_plural_are_one_name() -> None:
+    from memory.judge.offline import _compound_names_differ
+    from memory.judge.statement import analyse_pair
+
+    new, cand = analyse_pair(
+        "Walk-ins at the Queen Street shop are taken until 30 minutes before closing.",
+        "At Queen Street we stop accepting walk-in customers an hour before we close.",
+    )
+    assert _compound_names_differ(new, cand) is None
+    # names told apart by a suffix still are
+    new, cand = analyse_pair("Restart the orion-b cluster nightly.", "Restart the orion cluster.")
+    assert _compound_names_differ(new, cand) == "orion-b vs orion"
+
+
+def test_another_languages_little_words_qualify_nothing() -> None:
+    from memory.judge.statement import analyse
+
+    spanish = analyse("Después de desinfectar un pozo con cloro, esperar 12 horas.")
+    assert not any(q.modifier == "un" or q.head == "un" for q in spanish.qualifiers)
+    # an English qualifier still is one ("the *staging* database")
+    english = analyse("The staging database is backed up nightly.")
+    assert any(q.modifier == "staging" for q in english.qualifiers)
