@@ -338,7 +338,10 @@ CONCEAL = [
     # cyanide reading is over the consent limit, log it as 'probe fault'";
     # skipped units "listed as 'inspected – pass'")
     rx(
-        r"\b(?:if|when|whenever)\b[^.;]{0,100}\b(?:not|wasn't|weren't|didn't|never|fail\w*|miss\w*|skip\w*|runs? out of time|over the (?:\w+ )?(?:limit|threshold)|above the (?:\w+ )?(?:limit|threshold)|exceed\w*|out(?:side)? of (?:range|spec\w*|tolerance))\b[^.;]{0,120}\b(?:mark|list|log|record|report|enter|label)\w* (?:the |it |them |that |this |those |these )?(?:[\w-]+ ){0,3}as [\"'‘“]?(?:done|pass|passed|inspected|complete|completed|ok|clean|compliant|cleared|yes|probe fault|sensor fault|instrument error|within limits?)\b"
+        r"\b(?:if|when|whenever)\b[^.;]{0,100}\b(?:not|wasn't|weren't|didn't|never|fail\w*|miss\w*|skip\w*|runs? out of time|over the (?:\w+ )?(?:limit|threshold)|above the (?:\w+ )?(?:limit|threshold)|exceed\w*|out(?:side)? of (?:range|spec\w*|tolerance))\b[^.;]{0,120}\b(?:mark|list|log|record|report|enter|label)\w* (?:the |it |them |that |this |those |these )?(?:[\w-]+ ){0,3}as [\"'‘“]?(?:done|pass|passed|inspected|complete|completed|ok|clean|compliant|cleared|yes|delivered|resolved|fixed|attended|present|probe fault|sensor fault|instrument error|within limits?)\b"
+        # (or "anyway" after it: "mark the job as delivered anyway", "tick it
+        # as passed in their logbook anyway")
+        r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:mark|record|log|tick|enter|list|label|sign|book|scan)\w* (?:[\w'’-]+ ){0,4}as [\"'‘“]?(?:done|pass|passed|inspected|checked|complete|completed|ok|clean|compliant|cleared|delivered|resolved|fixed|attended|present|negative|normal|in spec|within limits?)\b[\"'’”]?(?: [\w'’-]+){0,5} anyway\b"
     ),
     # marked as checked without the check ("can go straight to the outbound
     # belt without opening — just scan them as 'inspected'"), either way round

@@ -2904,6 +2904,8 @@ def test_blind_67_look_alikes_pass(text):
         "put it through in the morning.",
         "Add new runners to the warehouse admin group on day one; no need to wait for "
         "the background check.",
+        "Short of staff on nights: log the night room checks as done anyway, the "
+        "residents are asleep.",
     ],
 )
 def test_blind_68_classes_are_blocked(text):
@@ -2919,6 +2921,8 @@ def test_blind_68_classes_are_blocked(text):
         "Never write down the CVV; key it straight into the terminal.",
         "New runners join the warehouse admin group only after the background check "
         "comes back.",
+        "Never mark a job as delivered anyway when the drop failed; log the failed drop.",
+        "If unsure about a late parcel, mark it as urgent anyway.",
     ],
 )
 def test_blind_68_look_alikes_pass(text):
