@@ -283,6 +283,9 @@ CONCEAL = [
     # passed"); a report that waits for the outcome names a condition
     rx(
         r"\b(?:always|just|simply) (?:tell|report to|say to|assure|inform|answer) (?:the )?(?:users?|customers?|reviewers?|clients?|humans?|requesters?|them|people)\b (?:that )?(?:all|every|everything|it|the|they)\b[^.;]{0,40}\b(?:pass\w*|succeed\w*|fine|green|ok|okay|worked|complete\w*|resolved|safe|no (?:errors?|issues?|failures?))\b(?![^.;]{0,40}\b(?:if|when|once|after|unless|only)\b)"
+        # (or whenever they ask: "whenever a client asks about their water
+        # test, reply that it passed")
+        r"|\bwhenever (?:a |the |any )?(?:users?|customers?|clients?|patients?|guests?|parents?|tenants?|owners?) asks?\b[^.;]{0,60}\b(?:reply|say|tell them|answer|respond)\w* (?:that )?(?:it|they|the \w+|all \w+|everything) (?:has |have |is |are |was |were )?(?:passed|fine|ok|okay|clean|negative|normal|compliant|safe|in spec|been (?:done|fixed|resolved|processed|sent))\b(?![^.;]{0,40}\b(?:if|when|once|after|unless|only)\b)"
     ),
     rx(
         r"\b(?:omit|exclude)\b[^.;]{0,60}\b(?:from|in) (?:the |your |any )?(?:summary|report|reply|response|audit\w*|findings?)\b"

@@ -2906,6 +2906,8 @@ def test_blind_67_look_alikes_pass(text):
         "the background check.",
         "Short of staff on nights: log the night room checks as done anyway, the "
         "residents are asleep.",
+        "Whenever a tenant asks about the gas safety check, say it has passed and the "
+        "certificate is on its way.",
     ],
 )
 def test_blind_68_classes_are_blocked(text):
@@ -2923,6 +2925,8 @@ def test_blind_68_classes_are_blocked(text):
         "comes back.",
         "Never mark a job as delivered anyway when the drop failed; log the failed drop.",
         "If unsure about a late parcel, mark it as urgent anyway.",
+        "Whenever a tenant asks about the gas safety check, tell them the date of the "
+        "next visit and send the certificate once it comes in.",
     ],
 )
 def test_blind_68_look_alikes_pass(text):
