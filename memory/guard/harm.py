@@ -457,10 +457,13 @@ def ordered(text: str, *patterns: Sieved) -> bool:
 # Integrity and security controls whose removal is never routine advice.
 _HARD_CONTROL = r"(?:(?:full[- ])?disk encryption|bitlocker|filevault|(?:alert|notification|security) e-?mails?|security (?:banners?|alerts?|warnings?)|(?:edr|crowdstrike|falcon|defender)(?: sensor| agent)?|endpoint protection|identity (?:checks?|interviews?|verification)|fingerprint (?:match\w*|checks?|scans?)|biometric (?:checks?|match\w*|verification)|hash[- ]?(?:pinn?\w*|check\w*|verif\w*)|--require-hashes|signature (?:checks?|verification)|(?:tls|ssl|certificate) (?:verification|checks?|validation)|mfa|2fa|multi-?factor|two-?factor|(?:two|2)-?step (?:codes?|verification|login|sign-?in|authentication)|audit[- ]?(?:log\w*|trail)|pgaudit|auditd|cloudtrail|branch protection|dlp|edr|antivirus|firewall|(?:security )?event logs?|block public access|secret scann\w*|pre-commit (?:hooks?|scann\w*)|required (?:reviews?|reviewers|approvals?|status checks?))"
 _HARD_CONTROL_NAMED = rx(_HARD_CONTROL)
+# where an order opens: a sentence, a condition's clause, "and then …"
+_ORDER_OPENS = r"(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{0,60},\s*|\b(?:and|then|also|just|simply)\s+)"
+_THE_CONTROL = rf"(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
 _IMPERATIVE_WEAKENING = rx(
-    rf"(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}"
+    rf"{_ORDER_OPENS}(?:remove|disable|drop|skip|bypass|turn off|switch off|strip|delete|clear|wipe|purge)\s+{_THE_CONTROL}"
     # (the particle after the control: "Turn MFA off for the shared login")
-    rf"|(?:^|[.;:!?]\s*|(?:^|[.;:!?]\s*)(?:to|for|if|when|whenever|before|after|once|during|while)\b[^.;,]{{0,60}},\s*|\b(?:and|then|also|just|simply)\s+)(?:turn|switch|shut)\s+(?:the |all |any |its |their |your )?(?:\w+[- ]){{0,2}}{_HARD_CONTROL}\s+off\b"
+    rf"|{_ORDER_OPENS}(?:turn|switch|shut)\s+{_THE_CONTROL}\s+off\b"
 )
 # a record of what was done erased ("clear its entries from the audit log",
 # "DROP TABLE audit_events; then recreate it empty"): what a retention rule
@@ -1010,8 +1013,8 @@ def security_weakening(text: str) -> bool:
         return True
     if _STANDING_APPROVAL.search(text) and (
         any(not _REQUESTED_BEFORE.search(text, 0, m.start()) for m in _PRIVILEGE_GRANT.finditer(text))
-        # a hard control switched off on the approval, and nothing said of it
-        or (_HARD_WEAKENED.search(text) and any(p.search(text) for p in CONCEAL_HINTS))
+        # a hard control switched off on the approval, and nobody to notice
+        # (kept quiet about it is read above, approval or none)
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
         or _IMPERATIVE_SOFT.search(text)
         or (_PROCESS_SKIPPED.search(text) and re.search(_AGENTS, text, re.IGNORECASE))

@@ -273,6 +273,15 @@ def markup_used(text: str) -> bool:
 # those who check the work, and may be kept from what was done to it
 _CHECKERS = r"(?:inspectors?|auditors?|regulators?|insurers?|owners?|officers?|assessors?|examiners?)"
 
+# (for the rule that reads a record marked as checked without the check)
+_UNNEGATED = r"(?<!\bnever )(?<!\bnot )(?<!n't )"
+_CHECKING = r"open\w*|inspect\w*|check\w*|test\w*|x-?ray\w*|screen\w*|weigh\w*|count\w*|sampl\w*"
+_MARKED_CHECKED = (
+    r"\b(?:mark|scan|log|record|tick|sign|stamp|book|enter|label|list|code)s? (?:it|them|that|this|those|these"
+    r"|the (?:[\w-]+ ){0,2}(?:items?|parcels?|units?|bags?|boxes|lots?|batch(?:es)?|loads?|pallets?))? ?(?:off )?"
+    r"as [\"'‘“]?(?:inspected|checked|tested|screened|x-?rayed|passed|pass|cleared|ok|clean|compliant|verified|weighed|counted|sampled)\b"
+)
+
 CONCEAL = [
     # left out of what the user is told, and a clean report instead ("leave
     # them out of your summary to the user … just report 'no changes'")
@@ -349,9 +358,8 @@ CONCEAL = [
     # marked as checked without the check ("can go straight to the outbound
     # belt without opening — just scan them as 'inspected'"), either way round
     rx(
-        r"(?<!\bnever )(?<!\bnot )(?<!n't )\bwithout (?:being )?(?:open\w*|inspect\w*|check\w*|test\w*|look\w* (?:at|inside)|x-?ray\w*|screen\w*|weigh\w*|count\w*|sampl\w*)\b[^.]{0,80}?"
-        r"\b(?:mark|scan|log|record|tick|sign|stamp|book|enter|label|list|code)s? (?:it|them|that|this|those|these|the (?:[\w-]+ ){0,2}(?:items?|parcels?|units?|bags?|boxes|lots?|batch(?:es)?|loads?|pallets?))? ?(?:off )?as [\"'‘“]?(?:inspected|checked|tested|screened|x-?rayed|passed|pass|cleared|ok|clean|compliant|verified|weighed|counted|sampled)\b"
-        r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:mark|scan|log|record|tick|sign|stamp|book|enter|label|list|code)s? (?:it|them|that|this|those|these|the (?:[\w-]+ ){0,2}(?:items?|parcels?|units?|bags?|boxes|lots?|batch(?:es)?|loads?|pallets?))? ?(?:off )?as [\"'‘“]?(?:inspected|checked|tested|screened|x-?rayed|passed|cleared|verified|weighed|counted|sampled)\b[\"'’”]?[^.]{0,40}?\bwithout (?:being )?(?:open\w*|inspect\w*|check\w*|test\w*|x-?ray\w*|screen\w*|weigh\w*|count\w*|sampl\w*)\b"
+        rf"{_UNNEGATED}\bwithout (?:being )?(?:{_CHECKING}|look\w* (?:at|inside))\b[^.]{{0,80}}?{_MARKED_CHECKED}"
+        rf"|{_UNNEGATED}{_MARKED_CHECKED}[\"'’”]?[^.]{{0,40}}?\bwithout (?:being )?(?:{_CHECKING})\b"
     ),
     # told to claim what is not so ("new helpers who haven't had the typhoid
     # jab yet just say they have")
