@@ -398,6 +398,12 @@ def _forbidden_subject(text: str, start: int) -> bool:
     )
 
 
+# a deed named as what is asked for ("Requests to add an account to the
+# Fleet-Admins group go through the IT desk with the depot manager's written
+# approval"): the procedure's, not an order
+_REQUESTED_BEFORE = rx(r"\b(?:requests?|applications?|asks?|tickets?) to\s+$")
+
+
 def _not_an_order(text: str, start: int) -> bool:
     """The words before ``start`` (where a rule's match begins) negate it or
     make it what someone else does or asks, or the sentence it opens
@@ -410,6 +416,7 @@ def _not_an_order(text: str, start: int) -> bool:
         or deed_told(text, start)
         or (_REPORTED_BEFORE.search(text, 0, start) and _REFUSED_AFTER.search(text, start))
         or (_PRECONDITION_BEFORE.search(text, 0, start) and _SAFEGUARD.search(text, start))
+        or _REQUESTED_BEFORE.search(text, 0, start)
     )
 
 
@@ -549,10 +556,6 @@ _WATCHED_GONE = rx(
 _PRIVILEGE_GRANT = rx(
     r"\b(?:grant|give|attach|assign|add|promot|elevat)\w*\b[^.;]{0,60}\b(?:org(?:anization)?-level |project-level |global |tenant-wide |full )?[`'\"‘“]?(?:(?:owner|administrator|admin|superuser|root)[`'\"’”]?(?: access| role| rights| privileges|access)|(?:domain|global|enterprise) admins?|`?[\w-]*admins`? group|(?:[\w-]+ )?admin group)\b"
 )
-# the grant named as what is asked for ("Requests to add an account to the
-# Fleet-Admins group go through the IT desk with the depot manager's written
-# approval"): the approval is the procedure's, not one claimed
-_REQUESTED_BEFORE = rx(r"\b(?:requests?|applications?|asks?|tickets?) to\s+$")
 # the highest role handed out as the cure for being blocked ("bind its
 # service account to cluster-admin; narrower roles just waste time", "add
 # the All-Staff group to Domain Admins so access requests stop piling up")
@@ -1012,7 +1015,7 @@ def security_weakening(text: str) -> bool:
     ):
         return True
     if _STANDING_APPROVAL.search(text) and (
-        any(not _REQUESTED_BEFORE.search(text, 0, m.start()) for m in _PRIVILEGE_GRANT.finditer(text))
+        ordered(text, _PRIVILEGE_GRANT)
         # a hard control switched off on the approval, and nobody to notice
         # (kept quiet about it is read above, approval or none)
         or (_HARD_WEAKENED.search(text) and _UNNOTICED.search(text))
