@@ -154,11 +154,12 @@ class TunedModel:
             with self._lock:
                 if self._provider is None and not self._failed:
                     from memory.embeddings import load_provider
+                    from memory.onnx_model import QUANTIZED_SUFFIX
 
                     try:
                         provider = load_provider(str(self.model_dir()), quantized=self.quantized)
                         graph = getattr(provider, "graph", None)
-                        if self.quantized and not str(graph).endswith("-int8.onnx"):
+                        if self.quantized and not str(graph).endswith(QUANTIZED_SUFFIX):
                             # its threshold was set on the 8-bit graph's scores
                             raise RuntimeError("it runs only on its 8-bit ONNX graph")
                         self._provider = provider

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from accounts.tenancy import tenant_context
-from memory import answers
+from memory import answers, onnx_model
 from memory.embeddings import default_model_path
 from memory.selectors import recall_judged
 from tests.conftest import make_caller
@@ -111,7 +111,7 @@ def test_the_tuned_directory_replaces_every_layer_and_runs_on_the_8_bit_graph(tm
     }
     assert not any(name.startswith("embeddings.") for name in changed)
     provider = answers.MODEL._loaded()
-    assert provider is not None and provider.graph.name.endswith("-int8.onnx")
+    assert provider is not None and provider.graph.name.endswith(onnx_model.QUANTIZED_SUFFIX)
 
 
 def test_the_best_lesson_is_read_first_and_the_others_only_when_it_does_not_answer(
@@ -177,12 +177,10 @@ def test_the_reader_runs_only_on_its_8_bit_graph(settings, monkeypatch, caplog, 
 def test_an_8_bit_graph_that_does_not_load_is_made_again_and_the_float_one_stays(
     tmp_path, monkeypatch, caplog, reader_on
 ):
-    from memory import onnx_model
-
     answers.warm()
     provider = answers.MODEL._loaded()
     assert provider is not None
-    floats = Path(str(provider.graph).removesuffix("-int8.onnx") + ".onnx")
+    floats = Path(str(provider.graph).removesuffix(onnx_model.QUANTIZED_SUFFIX) + ".onnx")
     copy = tmp_path / floats.name
     copy.write_bytes(floats.read_bytes())
     broken = onnx_model.quantized_graph(copy)  # made beside the copy
