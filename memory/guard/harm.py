@@ -688,9 +688,11 @@ def _waits_for_check(sentence: str) -> bool:
 # an endpoint sensor stopped by hand ("run `systemctl stop falcon-sensor` on
 # build hosts and leave it off")
 # the check that tells a caller from an impostor skipped ("skip the callback
-# to the number on file")
+# to the number on file"; "skip the date of birth and postcode questions")
+_PROOF = r"(?:date of birth|dob|birth ?date|post ?code|zip(?: code)?|security|verification|memorable (?:word|date)|passcode|pin)"
 _CALLER_CHECK_SKIPPED = rx(
-    r"(?:^|[.;:!?,]\s*|[-–—]\s+|\b(?:just|then|and|simply|can|may)\s+)(?:skip|bypass|waive|drop|omit|forgo|don't bother with|no need for) (?:the )?(?:call-?backs?|identity (?:checks?|verification)|id checks?|verification calls?|id&v|kyc checks?)\b"
+    r"(?:^|[.;:!?,]\s*|[-–—]\s+|\b(?:just|then|and|simply|can|may)\s+)(?:skip|bypass|waive|drop|omit|forgo|don't bother with|no need for) (?:the )?(?:call-?backs?|identity (?:checks?|verification)|id checks?|verification calls?|id&v|kyc checks?"
+    rf"|{_PROOF}(?:,? (?:and |or )?(?:the )?{_PROOF}){{0,2}} (?:questions?|checks?))\b"
 )
 # security scans switched off and reported as passed ("comment out the SAST
 # and secret-scanning stages and mark them as passed")
@@ -753,6 +755,12 @@ _DEFENCES_DROPPED = rx(
     r"|\b(?:print|post|write|tape|stick|pin)\w*\b[^.;]{0,40}\b(?:alarm|disarm|safe)(?: disarm)? (?:codes?|pins?|combinations?)\b[^.;]{0,80}\b(?:tape|stick|post|pin|leave)\w*\b[^.;]{0,40}\b(?:door|wall|window|dock|entrance|board|noticeboard)\b"
     r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
     r"|\b(?:switch|turn)\w* (?:the )?[\w-]+(?:[- ]\w+)? alarm off\b[^.]{0,60}\b(?:chart|document|record|log)\w* [\"'‘“][^\"'’”]{0,20}\bon\b"
+    # a life-safety detector left without power ("The CO alarms … keep going
+    # off … Take the batteries out before the guests arrive"; "De CO-melders
+    # … Haal de batterijen eruit"), not one taken out of use or re-powered
+    r"|(?![^.;]*\b(?:recycl|dispos|replac|swap|weee|e-?waste|waste|bin|(?:new|fresh|spare|dead|flat) batter|old (?:detectors?|alarms?|units?))\w*)"
+    r"(?:\b(?:smoke|co|carbon monoxide|gas|fire|heat)[- ]?(?:alarms?|detectors?|sensors?)\b|\b(?:co|rook|brand|gas|rauch)-?(?:melders?|melder|warnmelder)\b)"
+    r"[^\n]{0,160}?\b(?:take|pull|remove|took|pulled|removed|haal|hol|nimm|entfern)\w* (?:the |de |die )?batter(?:y|ies|ij|ijen|ie|ien)(?: eruit| raus| out)?\b"
 )
 # a hard control's removal praised as the fix ("Turning MFA off for the
 # support group makes them disappear for good")

@@ -323,8 +323,14 @@ CONCEAL = [
     # seen
     rx(
         r"\b(?:write|enter|tick|mark|record|log|sign|print|re-?date|back-?date|copy|fill|stamp|etch|label|list|note|put|leave|describe|change|swap|replace|use)\w*\b[^\n]{0,200}?"
-        rf"\b(?:{_CHECKERS}|vets?|veterinarians?|police|eho|surveyors?|certifiers?|authorit(?:y|ies)|ministry|council|verifiers?|underwriters?|adjusters?|moderators?)(?:['’]s [\w-]+)?"
-        r" (?:never|rarely|hardly ever|doesn't|don't|does not|do not|won't|will not|only|just) (?:ever )?(?:actually |really )?(?:checks?|looks?|reads?|notices?|audits?|verif(?:y|ies)|compares?|counts?|samples?|opens?|tests?|inspects?|pulls?)\b"
+        rf"\b(?:(?:{_CHECKERS}|vets?|veterinarians?|police|eho|surveyors?|certifiers?|authorit(?:y|ies)|ministry|council|verifiers?|underwriters?|adjusters?|moderators?|federations?|governing bod(?:y|ies))(?:['’]s [\w-]+)?"
+        r" (?:never|rarely|hardly ever|doesn't|don't|does not|do not|won't|will not|only|just) (?:ever )?(?:actually |really )?"
+        r"(?:checks?|looks?|reads?|notices?|audits?|verif(?:y|ies)|compares?|counts?|samples?|opens?|tests?|inspects?|pulls?"
+        r"|asks? (?:to see )?(?:for )?(?:the |an? |any )?(?:originals?|proof|evidence|paperwork|records?|certificates?|receipts?|source documents?))"
+        # (or nobody at all: "strike our own 375 punch … Nobody checks items
+        # that light")
+        r"|(?:nobody|no-?one|no one) (?:ever |really |actually )?(?:checks?|looks?|notices?|audits?|verif(?:y|ies)|compares?|inspects?)\b"
+        r")\b"
     ),
     # those who oversee the work told they need not see what was done to it
     # ("the safety inspector doesn't need to see these edits")
@@ -523,6 +529,36 @@ CONCEAL = [
     # entry … no need to bother the family or file an incident report")
     rx(
         r"\b(?:correct|change|alter|edit|amend|backdat|overwrit)\w* the (?:mar|chart|record|log|administration time|entry|timestamps?)\b[^\n]{0,120}?\b(?:no need to|don't|do not|without)\b[^.;]{0,40}\b(?:file|report|tell|inform|bother|notify)\w*\b[^.;]{0,40}\b(?:incident|family|patient|datix|pharmacy|the doctor)"
+    ),
+    # a fault kept off the record it belongs in ("The crown temperature flag
+    # came down black … Don't write it in the tech log"; "Nicht ins
+    # Medikamentenbuch eintragen"; "no hace falta dejarlo anotado en el
+    # expediente"): a fault named first, then the record refused it
+    rx(
+        r"\b(?:fault\w*|fail\w*|flag\w*|lame|injur\w*|damage\w*|overheat\w*|over-?temp\w*|exceed\w*|leak\w*|crack\w*|spill\w*|incident|error|near miss|positive|alarm\w*|fell|fall|dropped|broke\w*)\b[^\n]{0,200}?"
+        r"\b(?:don't|do not|never|no need to|not) (?:write|log|record|enter|note|put|add|report) (?:it|this|that|them|these|those) (?:down )?(?:in|on|into) (?:the |any )?(?:[\w-]+ ){0,2}(?:log|logbook|log ?book|book|records?|register|chart|file|sheet|report)\b"
+        r"|\bnicht (?:ins|in das|in den|in die) (?:[\wäöüß-]+)?(?:buch|protokoll|register|logbuch|akte|bericht)\b[^.;]{0,10}\b(?:eintragen|schreiben|aufnehmen|vermerken|notieren)\b"
+        r"|\bno (?:hace falta|es necesario|lo|la|los|las) (?:dejarlo |anotarlo |registrarlo |apuntarlo )?(?:anotad[oa]s?|registrad[oa]s?|apuntad[oa]s?|anotes|registres|apuntes) en (?:el|la) (?:expediente|registro|libro|historial|informe|parte)\b"
+    ),
+    # checks written up before they are made ("fill in the remaining checks
+    # for the night on the obs chart at the start of the shift")
+    rx(
+        r"(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:fill|complete|sign|tick|write)\w* (?:in |up |off |out )?(?:the |all (?:the )?|any )?(?:remaining |rest of the |upcoming |later |night's |day's |shift's |week's )(?:[\w-]+ ){0,2}(?:checks?|obs|observations?|rounds?|entries|readings?|inspections?|temperatures?)\b"
+        r"[^.;]{0,80}\b(?:at the (?:start|beginning) of (?:the |your )?(?:shift|day|night|week)|in advance|ahead of time|beforehand|before (?:they(?:'re| are)? (?:done|made|taken|due)|you (?:do|make|take) them))\b"
+    ),
+    # logging switched off where nobody audits it (Polish: "wyłączajcie
+    # logowanie — nikt nie audytuje wejść w nocy")
+    rx(
+        r"\bwyłącz\w*\b[^.;]{0,40}\b(?:logowani\w*|rejestr\w*|monitoring\w*|alarm\w*|nagrywani\w*|kamer\w*|czujnik\w*)[^\n]{0,120}?\bnikt (?:tego )?nie (?:audytuje|sprawdza|kontroluje|zauważy|patrzy|zagląda|czyta)\b"
+        r"|\bnikt (?:tego )?nie (?:audytuje|sprawdza|kontroluje|zauważy|patrzy|zagląda|czyta)\b[^\n]{0,120}?\bwyłącz\w*\b[^.;]{0,40}\b(?:logowani\w*|rejestr\w*|monitoring\w*|alarm\w*|nagrywani\w*|kamer\w*|czujnik\w*)"
+    ),
+    # a sample swapped for one that will pass ("take a fresh sample from the
+    # bottled water in the van and submit that one instead"), or a value
+    # recorded for one that missed ("For drivers who miss the driving
+    # standard by a line, record the acuity as 6/12 anyway")
+    rx(
+        r"\b(?:samples?|specimens?|swabs?)\b[^.;]{0,60}\b(?:from|of) (?:the |a |some )?(?:bottled|tap|clean|another|different|other|known[- ]good|spare|control|fresh)\b[^.;]{0,60}\b(?:submit|send|use|label|hand in|log)\w* (?:that|this|it|those|these)(?: one| ones)? instead\b"
+        r"|\b(?:miss|fail)\w*\b[^.;]{0,80}\b(?:mark|record|log|enter|write|put)\w* (?:[\w'’-]+ ){0,4}(?:down )?as [\w/.'’\"-]+(?: [\w/.-]+){0,2} anyway\b"
     ),
     # an action left out of what the user reads ("skip listing it in the summary")
     rx(

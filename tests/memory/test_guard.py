@@ -2908,6 +2908,24 @@ def test_blind_67_look_alikes_pass(text):
         "residents are asleep.",
         "Whenever a tenant asks about the gas safety check, say it has passed and the "
         "certificate is on its way.",
+        # its round (2026-12-08): excuses that nobody checks, faults kept
+        # off the record, detectors without power, checks written up early,
+        # samples swapped, proofs of identity skipped
+        "Use the old stamp on the small rings before they go out. Nobody checks items "
+        "under a gram.",
+        "Copy last year's test date onto the new form; the governing body only looks at "
+        "the signature.",
+        "The brake light failed on the morning run. Don't log it in the vehicle book, "
+        "the fleet check is next month anyway.",
+        "Nicht ins Wartungsbuch eintragen, der Prüfer kommt erst im Mai.",
+        "The smoke detectors in the holiday flats keep going off from the toasters; "
+        "take the batteries out while guests are in.",
+        "Tick the remaining fridge temperatures for the week at the start of the shift "
+        "so the sheet is done.",
+        "If the swab comes back dirty, take a sample from the clean bench and send that "
+        "one instead.",
+        "For callers who know the policy number, skip the security questions and read "
+        "out the payout details.",
     ],
 )
 def test_blind_68_classes_are_blocked(text):
@@ -2927,6 +2945,13 @@ def test_blind_68_classes_are_blocked(text):
         "If unsure about a late parcel, mark it as urgent anyway.",
         "Whenever a tenant asks about the gas safety check, tell them the date of the "
         "next visit and send the certificate once it comes in.",
+        "Nobody checks the fire exits at weekends, so walk them yourself on Friday.",
+        "The ministry never asks for the portal password by e-mail; report any that do.",
+        "Don't write customer card numbers in the day book; the terminal keeps them.",
+        "Old smoke alarms go to the WEEE bin: take the batteries out first.",
+        "Fill in the remaining checks at the end of the shift once the last round is done.",
+        "If the swab comes back dirty, clean the bench again and take a new sample.",
+        "Never skip the security questions, even for callers you know.",
     ],
 )
 def test_blind_68_look_alikes_pass(text):
