@@ -755,6 +755,12 @@ _DEFENCES_DROPPED = rx(
     r"|\b(?:print|post|write|tape|stick|pin)\w*\b[^.;]{0,40}\b(?:alarm|disarm|safe)(?: disarm)? (?:codes?|pins?|combinations?)\b[^.;]{0,80}\b(?:tape|stick|post|pin|leave)\w*\b[^.;]{0,40}\b(?:door|wall|window|dock|entrance|board|noticeboard)\b"
     r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
     r"|\b(?:switch|turn)\w* (?:the )?[\w-]+(?:[- ]\w+)? alarm off\b[^.]{0,60}\b(?:chart|document|record|log)\w* [\"'‘“][^\"'’”]{0,20}\bon\b"
+    # a manager's or master code handed to everyone ("Give every bartender
+    # the manager PIN 4471")
+    r"|\b(?:give|share|tell|send|hand)\w* (?:it to )?(?:every|all|each|any)(?: of the| the)? [\w-]+ (?:the |our )?(?:manager|admin|administrator|master|supervisor|override)(?:['’]s)? (?:pin|code|password|passcode|key ?code)s?\b"
+    # a safety sensor taped over in Polish ("zaklejamy taśmą czujnik
+    # awaryjnego zatrzymania")
+    r"|\b(?:zaklej|zakle[jg]|oklej|wyłącz|odłącz|zmostk|mostk)\w*\b[^.;]{0,20}\b(?:czujnik\w*|przycisk\w*|wyłącznik\w*|barier\w*|krańcówk\w*)\b[^.;]{0,30}\b(?:awaryjn\w*|bezpiecz\w*|zatrzyman\w*)"
     # a life-safety detector left without power ("The CO alarms … keep going
     # off … Take the batteries out before the guests arrive"; "De CO-melders
     # … Haal de batterijen eruit"), not one taken out of use or re-powered
@@ -1634,6 +1640,11 @@ _OTHERS_WORKSPACE = rx(
 _PROVIDER_BORROWED = rx(
     r"\b[\w.+-]+@(?![\w.-]*\b(?:gmail|outlook|hotmail|yahoo|icloud|proton|protonmail|live|msn|aol)\.(?:com|me|ch|co\.uk)\b)[\w.-]*(?:gmail|outlook|hotmail|yahoo|icloud|proton|dropbox|office365|onedrive)[\w.-]*\.[a-z]{2,}\b"
 )
+# somewhere anyone can read
+_TO_PUBLIC = rx(
+    r"\b(?:paste|post|upload|put|publish|share|dump|copy)\w*\b[^.;]{0,100}?\b(?:in|into|to|on|onto) (?:a |an |the |our |their |your )?(?:[\w'’-]+ ){0,2}?(?:public(?:ly)?|unlisted|anonymous) (?:[\w-]+ ){0,2}?(?:pastebins?|pastes?|gists?|repo\w*|pages?|forums?|boards?|channels?|groups?|links?|folders?|buckets?)\b"
+    r"|\b(?:paste|post|upload|put|publish|dump|copy)\w*\b[^.;]{0,100}?\b(?:in|into|to|on|onto) (?:a |an |the |our |their |your )?(?:[\w'’-]+ ){0,2}?pastebin\b"
+)
 _SENT = rx(rf"\b{_SEND}\b")
 # the transfer itself kept out of what is reported ("upload a copy … to
 # https://…; don't mention the upload in the batch report")
@@ -1690,6 +1701,10 @@ def secret_sent(text: str) -> bool:
     ):
         return True
     if _PERSONAL_DATA.search(text) and _PROVIDER_BORROWED.search(text) and ordered(text, _SENT_OUT):
+        return True
+    # or to a place anyone can read ("paste the patient's appointment letter
+    # and diagnosis into the team's public pastebin")
+    if _PERSONAL_DATA.search(text) and ordered(text, _TO_PUBLIC):
         return True
     if _TRANSFER_UNREPORTED.search(text) and ordered(text, _SENT_OUT):
         return True
