@@ -732,7 +732,7 @@ CONTRASTS: tuple[frozenset[str], ...] = tuple(
         "domestic international",
         "residential commercial industrial",
         "inpatient outpatient",
-        "adult pediatric paediatric neonatal",
+        "adult adults pediatric paediatric neonatal teen teens teenage teenager teenagers",
         "canine feline equine",
         "retail wholesale",
         "north south east west",

@@ -586,7 +586,9 @@ def normalise_values(text: str) -> str:
     # a number word joined to its unit by a hyphen ("two-centimetre accuracy",
     # "a three-day course"): the measure, as if written apart, for text2num
     t = _HYPHENED_WORD_UNIT.sub(lambda m: f"{_UNIT_COUNT[m.group(1).lower()]} {m.group(2)}", t)
-    t = alpha2digit(t, "en")
+    # (text2num leaves "one" and "two" as words; a count of two at the end
+    # of "a crew of two", "groups of two" is a value like "a crew of four")
+    t = re.sub(r"\b(of|for) two\b(?![-\w])", r"\1 2", alpha2digit(t, "en"), flags=re.I)
     if other_language(t):
         t = _other_language_values(t)
     t = _BAUME.sub(lambda m: f"{m.group(1).replace(',', '.')} baume", t)

@@ -1062,6 +1062,40 @@ def test_two_kinds_of_one_thing_are_two_subjects() -> None:
     assert verdict.relation is Relation.NOVEL
 
 
+def test_a_teen_group_and_an_adult_group_are_two_subjects() -> None:
+    # blind-69: "teen fluency group … Wednesdays at 4:30 pm" against "adult
+    # fluency group: Wednesdays, 18:00" superseded the adults' time
+    verdict = judge(
+        "Clear Voice's fluency group for teenagers now meets on Wednesdays at 4:30 pm.",
+        cand(
+            "Clear Voice adult fluency group: Wednesdays, 18:00.",
+            HIGH,
+            situation="Clear Voice Speech Therapy Cork, adult fluency group",
+        ),
+        situation="Clear Voice Speech Therapy Cork, teen fluency group",
+    )
+    assert verdict.relation is Relation.NOVEL
+
+
+def test_a_count_of_two_is_a_value() -> None:
+    # blind-69: "a crew of two" read as no value folded into "a crew of four"
+    # (text2num leaves "one" and "two" as words)
+    assert (
+        relation(
+            "PackRight moves pianos with a crew of two.",
+            "PackRight: piano moves always need a crew of four.",
+        )
+        is Relation.CONTRADICTS
+    )
+    assert (
+        relation(
+            "PackRight moves pianos with a crew of two.",
+            "PackRight: piano moves are done by a crew of 2.",
+        )
+        is Relation.DUPLICATE
+    )
+
+
 def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
     # "under $50: not refunded" and "$50 or more: refunded" split one
     # threshold between them; another threshold still conflicts
