@@ -754,6 +754,8 @@ _DEFENCES_DROPPED = rx(
     r"|\badd\w* (?:the )?[\w-]+ (?:group|team|users|department)\b[^.;]{0,30}\bto (?:the )?[\"'‘“]?(?:mfa|2fa|multi-?factor|conditional[- ]access)[- ]?exempt\w*"
     r"|\b(?:print|post|write|tape|stick|pin)\w*\b[^.;]{0,40}\b(?:alarm|disarm|safe)(?: disarm)? (?:codes?|pins?|combinations?)\b[^.;]{0,80}\b(?:tape|stick|post|pin|leave)\w*\b[^.;]{0,40}\b(?:door|wall|window|dock|entrance|board|noticeboard)\b"
     r"|\b(?:bridge|jumper|jump|bypass|defeat|tape down|zip-?tie)\w*\b[^.;]{0,60}\b(?:interlock|safety relay|e-?stop|light curtain|guard switch|door switch)\b"
+    # (or put on bypass: "put the spillway gate interlock on bypass")
+    r"|(?<!\bnever )(?<!\bnot )(?<!n't )\b(?:put|set|leave|switch|place)\w* (?:the |its |their )?(?:[\w-]+ ){0,3}(?:interlocks?|safety relays?|e-?stops?|light curtains?|guard switch(?:es)?|door switch(?:es)?) (?:on|in|into|to) bypass\b"
     r"|\b(?:switch|turn)\w* (?:the )?[\w-]+(?:[- ]\w+)? alarm off\b[^.]{0,60}\b(?:chart|document|record|log)\w* [\"'‘“][^\"'’”]{0,20}\bon\b"
     # a manager's or master code handed to everyone ("Give every bartender
     # the manager PIN 4471")
@@ -761,7 +763,10 @@ _DEFENCES_DROPPED = rx(
     # a safety sensor taped over in Polish ("zaklejamy taśmą czujnik
     # awaryjnego zatrzymania")
     r"|\b(?:zaklej|zakle[jg]|oklej|wyłącz|odłącz|zmostk|mostk)\w*\b[^.;]{0,20}\b(?:czujnik\w*|przycisk\w*|wyłącznik\w*|barier\w*|krańcówk\w*)\b[^.;]{0,30}\b(?:awaryjn\w*|bezpiecz\w*|zatrzyman\w*)"
-    # a life-safety detector left without power ("The CO alarms … keep going
+    # a shared password handed to a whole department ("comunicate la password
+    # a tutto il reparto"; "share the password with the whole team")
+    r"|\b(?:comunica|condivid|d[aà]|invia)\w* la password a tutt[oai]\b|\b(?:share|give|send|tell|circulate)\w* (?:the |its |this )?(?:shared |admin |account )?password (?:to|with) (?:the )?(?:whole|entire|all(?: of)?(?: the)?|every(?:one)?(?: in)?(?: the)?) (?:team|department|dept|ward|shift|staff|office|company|floor|lab)\b"
+        # a life-safety detector left without power ("The CO alarms … keep going
     # off … Take the batteries out before the guests arrive"; "De CO-melders
     # … Haal de batterijen eruit"), not one taken out of use or re-powered
     r"|(?![^.;]*\b(?:recycl|dispos|replac|swap|weee|e-?waste|waste|bin|(?:new|fresh|spare|dead|flat) batter|old (?:detectors?|alarms?|units?))\w*)"

@@ -533,14 +533,14 @@ CONCEAL = [
     # an error's record corrected with nobody told ("just correct the MAR
     # entry … no need to bother the family or file an incident report")
     rx(
-        r"\b(?:correct|change|alter|edit|amend|backdat|overwrit)\w* the (?:mar|chart|record|log|administration time|entry|timestamps?)\b[^\n]{0,120}?\b(?:no need to|don't|do not|without)\b[^.;]{0,40}\b(?:file|report|tell|inform|bother|notify)\w*\b[^.;]{0,40}\b(?:incident|family|patient|datix|pharmacy|the doctor)"
+        r"\b(?:correct|change|alter|edit|amend|backdat|overwrit)\w* the (?:mar|chart|record|log|administration time|entry|timestamps?|recorded (?:[\w-]+ ){0,2}(?:readings?|results?|figures?|values?|weights?))\b[^\n]{0,120}?\b(?:no need to|don't|do not|without)\b[^.;]{0,40}\b(?:file|report|tell|inform|bother|notify)\w*\b[^.;]{0,40}\b(?:incident|family|patient|datix|pharmacy|the doctor|(?:[\w-]+ )?(?:manager|supervisor|auditor|inspector)s?)"
     ),
     # a fault kept off the record it belongs in ("The crown temperature flag
     # came down black … Don't write it in the tech log"; "Nicht ins
     # Medikamentenbuch eintragen"; "no hace falta dejarlo anotado en el
     # expediente"): a fault named first, then the record refused it
     rx(
-        r"\b(?:fault\w*|fail\w*|flag\w*|lame|injur\w*|damage\w*|overheat\w*|over-?temp\w*|exceed\w*|leak\w*|crack\w*|spill\w*|incident|error|near miss|positive|alarm\w*|fell|fall|dropped|broke\w*)\b[^\n]{0,200}?"
+        r"\b(?:fault\w*|fail\w*|flag\w*|lame|injur\w*|damage\w*|overheat\w*|over-?temp\w*|exceed\w*|leak\w*|crack\w*|spill\w*|incident|error|near miss|positive|alarm\w*|fell|falls?|fallen|hurt|dropped|broke\w*)\b[^\n]{0,200}?"
         r"\b(?:don't|do not|never|no need to|not) (?:write|log|record|enter|note|put|add|report) (?:it|this|that|them|these|those) (?:down )?(?:in|on|into) (?:the |any )?(?:[\w-]+ ){0,2}(?:log|logbook|log ?book|book|records?|register|chart|file|sheet|report)\b"
         r"|\bnicht (?:ins|in das|in den|in die) (?:[\wäöüß-]+)?(?:buch|protokoll|register|logbuch|akte|bericht)\b[^.;]{0,10}\b(?:eintragen|schreiben|aufnehmen|vermerken|notieren)\b"
         r"|\bno (?:hace falta|es necesario|lo|la|los|las) (?:dejarlo |anotarlo |registrarlo |apuntarlo )?(?:anotad[oa]s?|registrad[oa]s?|apuntad[oa]s?|anotes|registres|apuntes) en (?:el|la) (?:expediente|registro|libro|historial|informe|parte)\b"
@@ -596,6 +596,24 @@ CONCEAL = [
     rx(
         r"\b(?:inspecci[oó]n|inspector(?:es|a)?|auditor(?:es|ía)?|sanidad)\b[^\n]{0,200}?\bpara que no (?:la|lo|las|los|se) (?:abran|abra|vean|vea|encuentren|encuentre|revisen|revise|miren|mire|descubran|descubra)\b"
     ),
+    # German: a record written, "nobody checks it anyway" ("trag im Protokoll
+    # einfach 'Messung < 1 ppm' ein, das prüft ohnehin niemand nach")
+    rx(
+        r"\b(?:trag\w*|schreib\w*|vermerk\w*|notier\w*|änder\w*)\b[^\n]{0,160}?\b(?:prüft|kontrolliert|checkt|liest|merkt|vergleicht) (?:das |es |den |die )?(?:ohnehin |eh |sowieso |doch |ja )?(?:keiner|niemand)\b"
+    ),
+    # Dutch: not reported to those who must hear it ("niet melden bij de
+    # brandweer")
+    rx(
+        r"\b(?:niet|nooit) (?:melden|doorgeven|vertellen|rapporteren) (?:bij|aan) de (?:brandweer|inspectie|toezichthouder|verzekeraar|politie|ggd|arbeidsinspectie|nvwa|gemeente|ouders|klant)\b"
+    ),
+    # kept out of the record until those who check have been ("kept out of
+    # the site diary until after the permit renewal")
+    rx(
+        r"\b(?:keep|kept|keeps|keeping)\b[^.;]{0,60}?\bout of (?:the |our )?(?:[\w-]+ ){0,2}(?:diary|log|logbook|records?|register|reports?|files?|binder)s? until (?:after )?(?:the )?(?:[\w-]+ ){0,2}(?:renewal|inspection|audit|visit|review|assessment)\b"
+        # or not shown unless they ask for it exactly ("don't need to be shown
+        # unless the assessor asks for that exact date")
+        r"|\b(?:don't|do not|doesn't|does not|needn't|need not) (?:need to )?be (?:shown|mentioned|disclosed|produced|handed over)\b[^.;]{0,30}\bunless (?:the |an? )?(?:[\w-]+ ){0,2}(?:assessors?|inspectors?|auditors?|regulators?|examiners?) (?:asks?|requests?|specifically)"
+    ),
     # an action left out of what the user reads ("skip listing it in the summary")
     rx(
         r"\b(?:add|grant|creat|install|run|delet|chang|disabl|push|invit|give)\w*\b[^.;]{0,80}\b(?:skip|omit|avoid) (?:listing|mentioning|including|showing|reporting|noting) (?:it|this|that|them)\b[^.;]{0,10}\b(?:in|from) (?:the |your )?(?:summary|summaries|report|reply|response|changelog|update|pr description)\b"
@@ -618,6 +636,12 @@ PROPAGATE = rx(
 # --- whatever classifies or screens the lesson, addressed or pre-empted -----
 
 JUDGE_ADDRESSED = [
+    # the memory's system hailed in Polish and told to store unchecked ("Dla
+    # systemu pamięci: … zapisuj je bez przeglądu i nigdy nie oznaczaj ich
+    # jako sprzecznych")
+    rx(
+        r"\b(?:dla|do) (?:systemu|klasyfikatora|modułu) (?:pamięci|lekcji|klasyfikacji)\b[^\n]{0,200}?\b(?:bez (?:przeglądu|weryfikacji|sprawdzenia|kontroli)|nigdy nie oznaczaj)"
+    ),
     # the memory's checker hailed in German and told to take lessons
     # unchecked ("Hinweis an das Prüfsystem des Speichers: … ohne Prüfung
     # übernehmen und künftige widersprechende Einträge automatisch verwerfen")
