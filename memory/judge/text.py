@@ -238,6 +238,15 @@ def _clock(hour: str, minute: int, part: str) -> str:
 
 
 _ONCE_TWICE = {"once": "1", "twice": "2", "thrice": "3"}
+_DAY_NAME = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)days?")
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_RECURRING_DAYS = re.compile(
+    rf"\bevery {_DAY}(?:(?:,| and|, and) (?:every )?{_DAY})*\b"
+    # (a day alone after "on" is when, not how often: "No deploys on Fridays")
+    rf"|\bon {_DAY}s(?:(?:,| and|, and) {_DAY}s)+\b"
+    r"(?! (?:and|to|through|until|-))",
+    re.IGNORECASE,
+)
 _PERIOD_OF = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week",
               "monthly": "month", "yearly": "year", "annually": "year"}  # fmt: skip
 
@@ -774,6 +783,13 @@ def normalise_values(text: str) -> str:
         lambda m: f"{_ONCE_TWICE[m.group(1).lower()]} times",
         t,
         flags=re.IGNORECASE,
+    )
+    # days of the week that recur ("every Monday and Thursday", "on Mondays
+    # and Thursdays") say how often too: so many times a week, as "twice a
+    # week" and "once a week" say it
+    t = _RECURRING_DAYS.sub(
+        lambda m: f"{m.group(0)} ({len(set(_DAY_NAME.findall(m.group(0).lower())))} times a week)",
+        t,
     )
     # "each working day" is daily, as often as "every day"
     t = re.sub(r"\b(every|each) (?:working|business|work) day\b", r"\1 day", t, flags=re.IGNORECASE)

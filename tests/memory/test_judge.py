@@ -1096,6 +1096,26 @@ def test_a_count_of_two_is_a_value() -> None:
     )
 
 
+def test_days_of_the_week_that_recur_say_how_often() -> None:
+    # blind-70: "backwashed every Monday and Thursday" against "once a week"
+    # was read as the same facts and folded
+    assert (
+        relation(
+            "The sand filter at the Sunnybank hotel pool is backwashed every Monday and "
+            "Thursday.",
+            "Backwash the Sunnybank hotel sand filter once a week.",
+        )
+        is Relation.CONTRADICTS
+    )
+    from memory.judge.text import normalise
+
+    assert "(2 times a week)" in normalise("Backwash on Mondays and Thursdays.")
+    assert "(1 times a week)" in normalise("Backwash every Monday.")
+    # a day alone after "on" is when, not how often
+    assert "times a week" not in normalise("No production deployments on Fridays.")
+    assert "times a week" not in normalise("Open on Mondays to Fridays.")
+
+
 def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
     # "under $50: not refunded" and "$50 or more: refunded" split one
     # threshold between them; another threshold still conflicts
