@@ -789,7 +789,24 @@ def _same_situation(new_sit: Statement | None, cand_sit: Statement | None) -> bo
         for w in words_n & words_c
     ):
         return False
+    # or one of them a phase of the other ("Kerneval silo - fumigation" and
+    # "Kerneval silo - after fumigation")
+    if _phases(new_sit.text) != _phases(cand_sit.text):
+        return False
     return not _qualifier_differences(new_sit, cand_sit, words_n, words_c)
+
+
+_PHASE = re.compile(r"\b(after|before|during|following|prior to|post|pre)[- ]([a-z]+)", re.I)
+
+
+def _phases(text: str) -> set[tuple[str, str]]:
+    """The phases a situation names ("after fumigation": (after, fumigation)),
+    "prior to" and "pre" read as "before", "following" and "post" as "after"."""
+    same = {"prior to": "before", "pre": "before", "following": "after", "post": "after"}
+    return {
+        (same.get(m.group(1).lower(), m.group(1).lower()), m.group(2).lower())
+        for m in _PHASE.finditer(text)
+    }
 
 
 def _name_weight(st: Statement, lemmas: list[str]) -> float:

@@ -1116,6 +1116,22 @@ def test_days_of_the_week_that_recur_say_how_often() -> None:
     assert "times a week" not in normalise("Open on Mondays to Fridays.")
 
 
+def test_a_phase_of_a_situation_is_another_situation() -> None:
+    # blind-70: "a phosphine fumigation keeps the bin sealed for 5 days" was
+    # folded into "after a fumigation, ventilate the bin for 5 days"
+    verdict = judge(
+        "At the Kerneval co-op silo, a phosphine fumigation keeps the bin sealed for 5 days.",
+        cand(
+            "After a fumigation at Kerneval, ventilate the bin for 5 days before anyone goes "
+            "in.",
+            HIGH,
+            situation="Kerneval co-op silo - after fumigation",
+        ),
+        situation="Kerneval co-op silo - fumigation",
+    )
+    assert verdict.relation is Relation.NOVEL
+
+
 def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
     # "under $50: not refunded" and "$50 or more: refunded" split one
     # threshold between them; another threshold still conflicts
