@@ -1128,6 +1128,9 @@ def read_pair(
         and sim >= 0.7
         and _same_situation(new_sit, cand_sit)
         and not (_naming_frequencies(new) or _naming_frequencies(cand))
+        # (not one that says it adds to the other: "phone the fishery board
+        # as well as sending the usual e-mail")
+        and not (_ADDS_TO.search(new.text) and not _ADDS_TO.search(cand.text))
     ):
         # the same values under the same situation, in other words
         reason = f"same situation and values ({'; '.join(facts.agree)})"
@@ -1320,6 +1323,10 @@ def _check_waived(new: Statement, cand: Statement, sim: float) -> str | None:
 _ADDED = re.compile(
     r"\b(?:additionally|in addition(?: to)?|on top of|as well as|also|too|further|extra)\b", re.I
 )
+
+
+# what only a lesson that adds to another says
+_ADDS_TO = re.compile(r"\b(?:additionally|in addition to|on top of|as well as)\b", re.I)
 
 
 def _another_tier(new: Statement, cand: Statement) -> bool:

@@ -1132,6 +1132,23 @@ def test_a_phase_of_a_situation_is_another_situation() -> None:
     assert verdict.relation is Relation.NOVEL
 
 
+def test_a_lesson_that_says_it_adds_to_another_is_no_restatement() -> None:
+    # blind-70: "phone the fishery board as well as sending the usual e-mail"
+    # was folded into "e-mail the fishery board" on their one shared level
+    situation = "Lochan Dubh scheme - low reservoir level"
+    verdict = judge(
+        "When the Lochan Dubh reservoir falls below 241.0 m, phone the fishery board as well "
+        "as sending the usual e-mail.",
+        cand(
+            "E-mail the fishery board whenever the Lochan Dubh reservoir drops below 241.0 m.",
+            HIGH,
+            situation=situation,
+        ),
+        situation=situation,
+    )
+    assert verdict.relation is Relation.NOVEL
+
+
 def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
     # "under $50: not refunded" and "$50 or more: refunded" split one
     # threshold between them; another threshold still conflicts
