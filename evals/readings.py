@@ -23,7 +23,11 @@ reader gives that text and nothing else:
   runs, and the store is used only if every one agrees within
   ``TOLERANCE`` — a runtime or model that reads otherwise reads every
   text itself;
-* a text the store lacks is read.
+* a text the store lacks is read;
+* ``made_on.txt`` beside the shards names the CPU kinds that read them
+  (``cpu_kind``): on those alone a store must agree to ``TOLERANCE``
+  (``tests/evals``); read on another kind it is used where its sample
+  agrees and refused otherwise.
 """
 
 from __future__ import annotations
@@ -49,6 +53,26 @@ ROOT = Path(__file__).resolve().parent / "readings"
 # took 7 bits: memory/onnx_model.py's quantized_graph.) A logit that moves
 # more than this reads otherwise.
 TOLERANCE = 1e-4
+
+
+# The CPU kinds that read a store's shards, a line each (``cpu_kind``).
+MADE_ON = "made_on.txt"
+
+
+@functools.cache
+def cpu_kind() -> str:
+    """The machine and the vector extensions its kernels choose by: a store
+    read on one kind agrees to ``TOLERANCE`` on it, and may not on another."""
+    import platform
+
+    flags: set[str] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    chosen = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx_vnni") if f in flags]
+    return "-".join([platform.machine() or "unknown", *chosen])
 
 
 @functools.cache
@@ -108,7 +132,7 @@ class Readings:
 
     def update(self) -> int:
         """Read the sets' texts the store lacks and write them as a new
-        shard. Returns how many."""
+        shard (and the CPU kind that read them). Returns how many."""
         model = self.model()
         if model.meta() is None:
             raise SystemExit(f"{model.what} is off: nothing to store")
@@ -116,7 +140,16 @@ class Readings:
         new = here.missing(self.texts())
         if not new:
             return 0
-        return here.add(new, self._rows(model.logits)(new))
+        added = here.add(new, self._rows(model.logits)(new))
+        made = here.folder / MADE_ON
+        kinds = set(made.read_text(encoding="utf-8").split()) if made.exists() else set()
+        made.write_text("\n".join(sorted(kinds | {cpu_kind()})) + "\n", encoding="utf-8")
+        return added
+
+    def made_here(self) -> bool:
+        """Whether only this CPU kind read what the store holds."""
+        made = self.store().folder / MADE_ON
+        return made.exists() and made.read_text(encoding="utf-8").split() == [cpu_kind()]
 
     def check(self) -> float:
         """The largest difference between stored and live readings over a
