@@ -799,12 +799,14 @@ def _same_situation(new_sit: Statement | None, cand_sit: Statement | None) -> bo
 _PHASE = re.compile(r"\b(after|before|during|following|prior to|post|pre)[- ]([a-z]+)", re.I)
 
 
+_SAME_PHASE = {"prior to": "before", "pre": "before", "following": "after", "post": "after"}
+
+
 def _phases(text: str) -> set[tuple[str, str]]:
     """The phases a situation names ("after fumigation": (after, fumigation)),
     "prior to" and "pre" read as "before", "following" and "post" as "after"."""
-    same = {"prior to": "before", "pre": "before", "following": "after", "post": "after"}
     return {
-        (same.get(m.group(1).lower(), m.group(1).lower()), m.group(2).lower())
+        (_SAME_PHASE.get(m.group(1).lower(), m.group(1).lower()), m.group(2).lower())
         for m in _PHASE.finditer(text)
     }
 
@@ -1319,14 +1321,11 @@ def _check_waived(new: Statement, cand: Statement, sim: float) -> str | None:
     return None
 
 
-# what a lesson says it adds to another rule
-_ADDED = re.compile(
-    r"\b(?:additionally|in addition(?: to)?|on top of|as well as|also|too|further|extra)\b", re.I
-)
-
-
-# what only a lesson that adds to another says
-_ADDS_TO = re.compile(r"\b(?:additionally|in addition to|on top of|as well as)\b", re.I)
+# what only a lesson that adds to another says, and what a lesson says it
+# adds to another rule with
+_ADDING = r"additionally|in addition to|on top of|as well as"
+_ADDS_TO = re.compile(rf"\b(?:{_ADDING})\b", re.I)
+_ADDED = re.compile(rf"\b(?:{_ADDING}|in addition|also|too|further|extra)\b", re.I)
 
 
 def _another_tier(new: Statement, cand: Statement) -> bool:

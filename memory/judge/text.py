@@ -238,8 +238,12 @@ def _clock(hour: str, minute: int, part: str) -> str:
 
 
 _ONCE_TWICE = {"once": "1", "twice": "2", "thrice": "3"}
-_DAY_NAME = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)days?")
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+def _days_named(text: str) -> set[int]:
+    """The days of the week ``text`` names (``lexicon.WEEKDAYS``)."""
+    return {day for word in text.lower().split() for day in lx.WEEKDAYS.get(word.strip(","), ())}
+
+
 _RECURRING_DAYS = re.compile(
     rf"\bevery {_DAY}(?:(?:,| and|, and) (?:every )?{_DAY})*\b"
     # (a day alone after "on" is when, not how often: "No deploys on Fridays")
@@ -788,7 +792,7 @@ def normalise_values(text: str) -> str:
     # and Thursdays") say how often too: so many times a week, as "twice a
     # week" and "once a week" say it
     t = _RECURRING_DAYS.sub(
-        lambda m: f"{m.group(0)} ({len(set(_DAY_NAME.findall(m.group(0).lower())))} times a week)",
+        lambda m: f"{m.group(0)} ({len(_days_named(m.group(0)))} times a week)",
         t,
     )
     # "each working day" is daily, as often as "every day"

@@ -33,8 +33,11 @@ def judge(content: str, *candidates: Candidate | str, situation: str = "") -> Ve
     return OfflineJudge().classify(content=content, situation=situation, candidates=given)
 
 
-def relation(content: str, other: str, similarity: float = HIGH) -> Relation:
-    return judge(content, cand(other, similarity)).relation
+def relation(
+    content: str, other: str, similarity: float = HIGH, *, situation: str = "", other_in: str = ""
+) -> Relation:
+    """The verdict on ``content`` (in ``situation``) against ``other`` (in ``other_in``)."""
+    return judge(content, cand(other, similarity, situation=other_in), situation=situation).relation
 
 
 # --- the contract -------------------------------------------------------------
@@ -1065,16 +1068,15 @@ def test_two_kinds_of_one_thing_are_two_subjects() -> None:
 def test_a_teen_group_and_an_adult_group_are_two_subjects() -> None:
     # blind-69: "teen fluency group … Wednesdays at 4:30 pm" against "adult
     # fluency group: Wednesdays, 18:00" superseded the adults' time
-    verdict = judge(
-        "Clear Voice's fluency group for teenagers now meets on Wednesdays at 4:30 pm.",
-        cand(
+    assert (
+        relation(
+            "Clear Voice's fluency group for teenagers now meets on Wednesdays at 4:30 pm.",
             "Clear Voice adult fluency group: Wednesdays, 18:00.",
-            HIGH,
-            situation="Clear Voice Speech Therapy Cork, adult fluency group",
-        ),
-        situation="Clear Voice Speech Therapy Cork, teen fluency group",
+            situation="Clear Voice Speech Therapy Cork, teen fluency group",
+            other_in="Clear Voice Speech Therapy Cork, adult fluency group",
+        )
+        is Relation.NOVEL
     )
-    assert verdict.relation is Relation.NOVEL
 
 
 def test_a_count_of_two_is_a_value() -> None:
@@ -1119,34 +1121,31 @@ def test_days_of_the_week_that_recur_say_how_often() -> None:
 def test_a_phase_of_a_situation_is_another_situation() -> None:
     # blind-70: "a phosphine fumigation keeps the bin sealed for 5 days" was
     # folded into "after a fumigation, ventilate the bin for 5 days"
-    verdict = judge(
-        "At the Kerneval co-op silo, a phosphine fumigation keeps the bin sealed for 5 days.",
-        cand(
-            "After a fumigation at Kerneval, ventilate the bin for 5 days before anyone goes "
-            "in.",
-            HIGH,
-            situation="Kerneval co-op silo - after fumigation",
-        ),
-        situation="Kerneval co-op silo - fumigation",
+    assert (
+        relation(
+            "At the Kerneval co-op silo, a phosphine fumigation keeps the bin sealed for 5 days.",
+            "After a fumigation at Kerneval, ventilate the bin for 5 days before anyone goes in.",
+            situation="Kerneval co-op silo - fumigation",
+            other_in="Kerneval co-op silo - after fumigation",
+        )
+        is Relation.NOVEL
     )
-    assert verdict.relation is Relation.NOVEL
 
 
 def test_a_lesson_that_says_it_adds_to_another_is_no_restatement() -> None:
     # blind-70: "phone the fishery board as well as sending the usual e-mail"
     # was folded into "e-mail the fishery board" on their one shared level
     situation = "Lochan Dubh scheme - low reservoir level"
-    verdict = judge(
-        "When the Lochan Dubh reservoir falls below 241.0 m, phone the fishery board as well "
-        "as sending the usual e-mail.",
-        cand(
+    assert (
+        relation(
+            "When the Lochan Dubh reservoir falls below 241.0 m, phone the fishery board as "
+            "well as sending the usual e-mail.",
             "E-mail the fishery board whenever the Lochan Dubh reservoir drops below 241.0 m.",
-            HIGH,
             situation=situation,
-        ),
-        situation=situation,
+            other_in=situation,
+        )
+        is Relation.NOVEL
     )
-    assert verdict.relation is Relation.NOVEL
 
 
 def test_the_two_sides_of_one_threshold_are_no_contradiction() -> None:
